@@ -1,0 +1,42 @@
+# One command each: `make demo` (set up + build the demo KG) and `make test` (set up + run tests).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test test-slow lint typecheck format bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/kgrecall kg build-demo
+	$(BIN)/kgrecall kg subgraph demo --entity "Parkinson disease 4" --depth 1 --max-nodes 12
+
+test: setup
+	$(BIN)/python -m pytest -m "not slow and not neo4j" -q
+
+test-slow: setup
+	$(BIN)/python -m pytest -m slow -q
+
+lint: setup
+	$(BIN)/ruff check kgrecall tests benchmarks scripts
+	$(BIN)/ruff format --check kgrecall tests benchmarks scripts
+
+typecheck: setup
+	$(BIN)/mypy
+
+format: setup
+	$(BIN)/ruff format kgrecall tests benchmarks scripts
+	$(BIN)/ruff check --fix kgrecall tests benchmarks scripts
+
+bench: setup
+	$(BIN)/python benchmarks/kg_io.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""``python -m kgrecall`` runs the command line."""
+
+from kgrecall.cli import main
+
+main()

@@ -1,0 +1,53 @@
+"""The knowledge-graph core: model, stores, persistence, loaders, subgraphs, ids, demo KG."""
+
+from kgrecall.kg.demo import DEMO_NAME, DemoConfig, build_demo_kg
+from kgrecall.kg.errors import KGError, KGFieldError, KGLoadError, UnknownEntityError
+from kgrecall.kg.ids import normalize_curie, normalize_prefix
+from kgrecall.kg.model import (
+    BIOMEDICAL_NODE_TYPES,
+    BIOMEDICAL_RELATIONS,
+    Edge,
+    KGSchema,
+    Node,
+    Triple,
+)
+from kgrecall.kg.networkx_store import NetworkXStore
+from kgrecall.kg.persistence import atomic_write_bytes, load_graph, save_graph
+from kgrecall.kg.records import content_hash
+from kgrecall.kg.store import BFSResult, Direction, GraphMetadata, GraphStore, KGStats, Path
+from kgrecall.kg.subgraph import Subgraph, describe_edge, extract_subgraph
+from kgrecall.kg.workspace import Workspace, default_home
+
+__all__ = [
+    "BIOMEDICAL_NODE_TYPES",
+    "BIOMEDICAL_RELATIONS",
+    "DEMO_NAME",
+    "BFSResult",
+    "DemoConfig",
+    "Direction",
+    "Edge",
+    "GraphMetadata",
+    "GraphStore",
+    "KGError",
+    "KGFieldError",
+    "KGLoadError",
+    "KGSchema",
+    "KGStats",
+    "NetworkXStore",
+    "Node",
+    "Path",
+    "Subgraph",
+    "Triple",
+    "UnknownEntityError",
+    "Workspace",
+    "atomic_write_bytes",
+    "build_demo_kg",
+    "content_hash",
+    "default_home",
+    "describe_edge",
+    "extract_subgraph",
+    "load_graph",
+    "normalize_curie",
+    "normalize_prefix",
+    "save_graph",
+]

@@ -1,0 +1,59 @@
+"""Named KGs on disk under ``$KGRECALL_HOME`` (default ``~/.cache/kgrecall``)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from kgrecall.kg.errors import KGError
+from kgrecall.kg.networkx_store import NetworkXStore
+from kgrecall.kg.persistence import load_graph, save_graph
+from kgrecall.kg.store import GraphStore
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+GRAPH_FILE = "graph.json.gz"
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("KGRECALL_HOME") or Path.home() / ".cache" / "kgrecall")
+
+
+class Workspace:
+    """Named KGs: ``HOME/kgs/NAME/graph.json.gz`` (later also indexes, models, calibrations)."""
+
+    def __init__(self, home: str | Path | None = None) -> None:
+        self.home = Path(home) if home is not None else default_home()
+
+    def kg_dir(self, name: str) -> Path:
+        if not _NAME.match(name):
+            raise KGError(
+                f"invalid KG name {name!r}: use letters, digits, '.', '_' or '-', no slashes"
+            )
+        return self.home / "kgs" / name
+
+    def graph_path(self, name: str) -> Path:
+        return self.kg_dir(name) / GRAPH_FILE
+
+    def names(self) -> list[str]:
+        root = self.home / "kgs"
+        if not root.is_dir():
+            return []
+        return sorted(p.name for p in root.iterdir() if (p / GRAPH_FILE).is_file())
+
+    def exists(self, name: str) -> bool:
+        return self.graph_path(name).is_file()
+
+    def save(self, store: GraphStore, name: str) -> Path:
+        store.metadata.name = name
+        return save_graph(store, self.graph_path(name))
+
+    def load(self, name_or_path: str) -> NetworkXStore:
+        """A KG by workspace name, or by file path when the argument names an existing file."""
+        candidate = Path(name_or_path)
+        if candidate.is_file():
+            return load_graph(candidate)
+        if not _NAME.match(name_or_path) or not self.exists(name_or_path):
+            known = ", ".join(self.names()) or "none yet (try: kgrecall kg build-demo)"
+            raise KGError(f"no KG named {name_or_path!r} in {self.home}; known KGs: {known}")
+        return load_graph(self.graph_path(name_or_path))

@@ -1,0 +1,100 @@
+"""The ``kgrecall kg`` commands, end to end in a temporary KGRECALL_HOME."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kgrecall.cli import app
+from kgrecall.kg import Workspace
+from tests.conftest import DATA
+
+runner = CliRunner()
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real entry point in a subprocess, to see exit codes and stderr as a user does."""
+    return subprocess.run(
+        [sys.executable, "-m", "kgrecall", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_build_demo_then_stats_and_subgraph(isolated_home: Path) -> None:
+    built = runner.invoke(app, ["kg", "build-demo"])
+    assert built.exit_code == 0, built.output
+    assert "nodes by type:" in built.output and "phenotype" in built.output
+    assert "licence: CC BY 4.0" in built.output
+    assert Workspace(isolated_home).exists("demo")
+    again = runner.invoke(app, ["kg", "build-demo"])
+    assert "already built" in again.output
+
+    stats = runner.invoke(app, ["kg", "stats", "demo", "--json"])
+    payload = json.loads(stats.output)
+    assert payload["nodes_by_type"]["gene"] > 100
+    assert len(payload["version"]) == 64
+
+    sub = runner.invoke(
+        app,
+        [
+            "kg",
+            "subgraph",
+            "demo",
+            "-e",
+            "Parkinson disease 4",
+            "--depth",
+            "1",
+            "-r",
+            "associated_with",
+        ],
+    )
+    assert sub.exit_code == 0, sub.output
+    assert (
+        sub.output.strip()
+        == "SNCA (NCBIGene:6622) —[associated_with]→ Parkinson disease 4 (OMIM:605543)"
+    )
+
+
+def test_import_tsv_merge_and_errors(isolated_home: Path) -> None:
+    first = runner.invoke(app, ["kg", "import", str(DATA / "small.tsv"), "--name", "mine"])
+    assert first.exit_code == 0, first.output
+    assert "3 edges" in first.output
+
+    refused = run_cli(
+        "kg", "import", str(DATA / "kegg_link.txt"), "--format", "kegg", "--name", "mine"
+    )
+    assert refused.returncode == 2
+    assert "exists; pass --merge" in refused.stderr
+
+    merged = run_cli(
+        "kg", "import", str(DATA / "kegg_link.txt"), "-f", "kegg", "--name", "mine", "--merge"
+    )
+    assert merged.returncode == 0, merged.stderr
+    store = Workspace(isolated_home).load("mine")
+    assert store.number_of_edges() == 3 + 4
+    assert store.has_node("kegg.pathway:hsa05012") and store.has_node("OMIM:168601")
+
+    bad = run_cli("kg", "import", str(DATA / "unknown_relation.tsv"), "--name", "bad")
+    assert bad.returncode == 2
+    assert (
+        "unknown_relation.tsv:2: field 'relation': unknown relation 'causes_mayhem'" in bad.stderr
+    )
+    assert "Traceback" not in bad.stderr
+    assert not Workspace(isolated_home).exists("bad")
+
+    missing = run_cli("kg", "stats", "nothing-here")
+    assert missing.returncode == 2
+    assert "no KG named 'nothing-here'" in missing.stderr and "mine" in missing.stderr
+
+    unknown = run_cli("kg", "subgraph", "mine", "-e", "NCBIGene:662")
+    assert unknown.returncode == 2
+    assert "closest matches: NCBIGene:6622" in unknown.stderr
+
+
+def test_import_pykeen_dataset(isolated_home: Path) -> None:
+    result = runner.invoke(app, ["kg", "import", "umls", "--format", "pykeen", "--name", "umls"])
+    assert result.exit_code == 0, result.output
+    assert "6,529 edges" in result.output
