@@ -219,3 +219,16 @@ def test_loader_registry_lists_valid_formats() -> None:
         KGError, match="valid formats: tsv, obo, pykeen, hpo, ligand-receptor, kegg"
     ):
         get_loader("csv")
+
+
+def test_liana_omni_resource_csv_is_read_directly(tmp_path: Path) -> None:
+    """The same derivation rules as the bundled table, applied to liana's own CSV."""
+    batch = load_ligand_receptor(DATA / "liana_omni_sample.csv")
+    triples = {e.triple for e in batch.edges}
+    assert ("uniprot:P01375", "interacts_with", "uniprot:P19438") in triples
+    tnfr1 = next(e for e in batch.edges if e.tail == "uniprot:P19438")
+    assert tnfr1.properties["resources"] == ["cellchatdb", "consensus"]  # merged per pair
+    assert len(batch.edges) == 6  # 6 TNF pairs; complexes and the mouse resource left out
+    assert batch.skipped == {"protein complex (not split into subunits)": 2}
+    assert all(not n.id.startswith("uniprot:COMPLEX") for n in batch.nodes)
+    assert_round_trip(batch, tmp_path)

@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from kgrecall.kg.errors import KGLoadError
 from kgrecall.kg.model import Edge, KGSchema, Node
 from kgrecall.kg.networkx_store import NetworkXStore
 from kgrecall.kg.store import GraphMetadata
+
+
+def read_text_lines(path: Path) -> list[str]:
+    """Lines of a UTF-8 text file, gunzipped when it starts with the gzip magic bytes.
+
+    Unreadable, corrupt-gzip and non-UTF-8 files raise :class:`KGLoadError` naming the file.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise KGLoadError(path, f"cannot read: {error.strerror}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError) as error:
+            raise KGLoadError(path, f"corrupt or truncated gzip data ({error})") from None
+    try:
+        return raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise KGLoadError(path, f"not UTF-8 text (byte {error.start})") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgrecall.kg.errors import KGLoadError
-from kgrecall.kg.loaders.base import GraphBatch, SourceInfo
+from kgrecall.kg.loaders.base import GraphBatch, SourceInfo, read_text_lines
 from kgrecall.kg.model import BIOMEDICAL_RELATIONS, Edge, KGSchema, Node
 
 SOURCE = "kegg"
@@ -38,20 +38,13 @@ def _gene_id(path: Path, number: int, text: str) -> str:
     return f"NCBIGene:{local}" if organism == "hsa" and local.isdigit() else f"kegg.genes:{text}"
 
 
-def _read(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise KGLoadError(path, f"cannot read: {error.strerror}") from None
-
-
 def load_kegg_links(link_path: str | Path, names_path: str | Path | None = None) -> GraphBatch:
     """Pathway and gene nodes with gene ``involved_in`` pathway edges."""
     links = Path(link_path)
     names: dict[str, str] = {}
     if names_path is not None:
         name_file = Path(names_path)
-        for number, line in enumerate(_read(name_file), start=1):
+        for number, line in enumerate(read_text_lines(name_file), start=1):
             if not line.strip():
                 continue
             cells = line.split("\t")
@@ -64,7 +57,7 @@ def load_kegg_links(link_path: str | Path, names_path: str | Path | None = None)
         )
     )
     nodes: dict[str, Node] = {}
-    for number, line in enumerate(_read(links), start=1):
+    for number, line in enumerate(read_text_lines(links), start=1):
         if not line.strip():
             continue
         cells = [c.strip() for c in line.split("\t")]

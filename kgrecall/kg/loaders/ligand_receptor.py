@@ -1,24 +1,48 @@
 """Ligand–receptor interactions (protein ``interacts_with`` protein).
 
 The bundled table ``kgrecall/data/ligand_receptor.tsv.gz`` is derived from liana's
-``omni_resource.csv`` (BSD-3-Clause) by ``scripts/derive_ligand_receptor.py``: human
-resources only, single proteins only (complexes dropped), the reporting resources merged per
-pair. A user can load another file in the same five-column format.
+``omni_resource.csv`` (BSD-3-Clause) by ``scripts/derive_ligand_receptor.py`` with
+:func:`derive_ligand_receptor_table`: human resources only, single proteins only (complexes
+dropped and counted), the reporting resources merged per pair. The loader reads that
+five-column format or liana's own ``omni_resource.csv``.
 """
 
 from __future__ import annotations
 
-import gzip
+import csv
+import io
+from collections import defaultdict
 from collections.abc import Collection
 from importlib.resources import files
 from pathlib import Path
 
 from kgrecall.kg.errors import KGLoadError
-from kgrecall.kg.loaders.base import GraphBatch, SourceInfo
+from kgrecall.kg.loaders.base import GraphBatch, SourceInfo, read_text_lines
 from kgrecall.kg.model import BIOMEDICAL_RELATIONS, Edge, KGSchema, Node
 
 COLUMNS = ("ligand_uniprot", "receptor_uniprot", "ligand_symbol", "receptor_symbol", "resources")
+LIANA_COLUMNS = ("source", "target", "source_genesymbol", "target_genesymbol", "resource")
 SOURCE = "liana:omnipath"
+NON_HUMAN_RESOURCES = frozenset({"mouseconsensus"})
+
+
+def derive_ligand_receptor_table(liana_csv: str) -> tuple[list[tuple[str, ...]], int]:
+    """Rows in :data:`COLUMNS` order from liana's ``omni_resource.csv`` text, and the number
+    of complex rows dropped. Sorted, so the derived file is reproducible."""
+    resources: dict[tuple[str, str, str, str], set[str]] = defaultdict(set)
+    dropped_complexes = 0
+    for row in csv.DictReader(io.StringIO(liana_csv)):
+        if row["resource"] in NON_HUMAN_RESOURCES:
+            continue
+        if "_" in row["source"] or "_" in row["target"]:
+            dropped_complexes += 1
+            continue
+        key = (row["source"], row["target"], row["source_genesymbol"], row["target_genesymbol"])
+        resources[key].add(row["resource"])
+    table: list[tuple[str, ...]] = [
+        (*key, ",".join(sorted(found))) for key, found in sorted(resources.items())
+    ]
+    return table, dropped_complexes
 
 
 def bundled_ligand_receptor_path() -> Path:
@@ -33,11 +57,18 @@ def load_ligand_receptor(
     ``symbols`` keeps only pairs where the ligand or the receptor symbol is in the collection.
     """
     file_path = Path(path) if path is not None else bundled_ligand_receptor_path()
-    raw = file_path.read_bytes()
-    text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")
-    lines = text.splitlines()
-    if not lines or tuple(lines[0].split("\t")) != COLUMNS:
-        raise KGLoadError(file_path, f"expected the header {' '.join(COLUMNS)}", line=1)
+    lines = read_text_lines(file_path)
+    liana_header = next(csv.reader([lines[0]])) if lines else []
+    dropped = 0
+    if set(LIANA_COLUMNS) <= set(liana_header):
+        table, dropped = derive_ligand_receptor_table("\n".join(lines))
+        lines = ["\t".join(COLUMNS), *("\t".join(row) for row in table)]
+    elif not lines or tuple(lines[0].split("\t")) != COLUMNS:
+        raise KGLoadError(
+            file_path,
+            f"expected the header {' '.join(COLUMNS)} or liana's omni_resource.csv columns",
+            line=1,
+        )
     batch = GraphBatch(
         KGSchema({"interacts_with": BIOMEDICAL_RELATIONS["interacts_with"]}, frozenset({"protein"}))
     )
@@ -77,6 +108,8 @@ def load_ligand_receptor(
             )
         )
     batch.nodes = [proteins[key] for key in sorted(proteins)]
+    if dropped:
+        batch.skip("protein complex (not split into subunits)", dropped)
     batch.source = SourceInfo(
         name="ligand–receptor (liana / OmniPath)",
         version="liana 1.10.0 omni_resource.csv",

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
 import re
 from collections.abc import Iterable
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from kgrecall.kg.errors import KGError, KGLoadError
 from kgrecall.kg.ids import normalize_curie
-from kgrecall.kg.loaders.base import GraphBatch, SourceInfo
+from kgrecall.kg.loaders.base import GraphBatch, SourceInfo, read_text_lines
 from kgrecall.kg.model import Edge, KGSchema, Node
 
 OBO_RELATIONS: dict[str, str] = {
@@ -60,19 +59,6 @@ class _Term:
     obsolete: bool = False
 
 
-def _read_lines(path: Path) -> list[str]:
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise KGLoadError(path, f"cannot read: {error.strerror}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, OSError) as error:
-            raise KGLoadError(path, f"corrupt gzip data ({error})") from None
-    return raw.decode("utf-8", errors="strict").splitlines()
-
-
 def parse_obo(path: str | Path) -> tuple[dict[str, str], list[_Term], dict[str, int]]:
     """Header tags, [Term] stanzas and counts of skipped relationship types."""
     file_path = Path(path)
@@ -82,7 +68,7 @@ def parse_obo(path: str | Path) -> tuple[dict[str, str], list[_Term], dict[str, 
     current: _Term | None = None
     in_term = False
     in_header = True
-    for number, raw_line in enumerate(_read_lines(file_path), start=1):
+    for number, raw_line in enumerate(read_text_lines(file_path), start=1):
         line = raw_line.split(" ! ", 1)[0].strip()
         if not line or line.startswith("!"):
             continue

@@ -9,12 +9,11 @@ lines are ignored. Errors name the file, the line and the column.
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 from kgrecall.kg.errors import KGError, KGFieldError, KGLoadError
 from kgrecall.kg.ids import normalize_curie
-from kgrecall.kg.loaders.base import GraphBatch, SourceInfo
+from kgrecall.kg.loaders.base import GraphBatch, SourceInfo, read_text_lines
 from kgrecall.kg.model import Edge, KGSchema, Node, check_identifier, validate_edge
 
 _HEADER_NAMES = (
@@ -23,19 +22,6 @@ _HEADER_NAMES = (
     {"tail", "object", "t", "target_id"},
 )
 _NODE_COLUMNS = {"head_type", "tail_type", "head_name", "tail_name"}
-
-
-def _open_text(path: Path) -> list[str]:
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise KGLoadError(path, f"cannot read: {error.strerror}") from None
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    try:
-        return raw.decode("utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise KGLoadError(path, f"not UTF-8 text (byte {error.start})") from None
 
 
 def _is_header(cells: list[str]) -> bool:
@@ -65,7 +51,7 @@ def load_tsv(
     nodes: dict[str, Node] = {}
     edges: list[Edge] = []
     columns = ["head", "relation", "tail"]
-    for number, line in enumerate(_open_text(file_path), start=1):
+    for number, line in enumerate(read_text_lines(file_path), start=1):
         if not line.strip() or line.startswith("#"):
             continue
         cells = line.rstrip("\r").split("\t")
