@@ -49,3 +49,14 @@ def test_demo_kg_has_the_promised_content(demo: NetworkXStore) -> None:
 
 def test_demo_kg_build_is_reproducible(demo: NetworkXStore) -> None:
     assert build_demo_kg(progress=False).version == demo.version
+
+
+def test_full_demo_build_holds_every_source_whole() -> None:
+    from kgrecall.kg import DemoConfig
+
+    full = build_demo_kg(DemoConfig.full(), progress=False)
+    stats = full.stats()
+    assert stats.nodes_by_type["go_term"] > 40_000
+    assert stats.nodes_by_type["phenotype"] > 19_000
+    assert stats.nodes_by_type["gene"] == 5178
+    assert stats.edges > 600_000

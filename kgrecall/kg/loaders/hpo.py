@@ -88,7 +88,7 @@ def load_hpo(
                 )
             else:
                 batch.skip("subclass_of edge leaving the slice")
-    in_slice = set(phenotypes)
+    in_slice = {term_id for term_id, term in phenotypes.items() if not term.is_obsolete}
 
     disease_annotations: dict[str, tuple[str, set[int]]] = {}
     for prefix, diseases in (("OMIM", ontology.omim_diseases), ("ORPHA", ontology.orpha_diseases)):
@@ -105,6 +105,18 @@ def load_hpo(
                 Edge(disease_id, "has_phenotype", _hp_id(term_id), sources=(SOURCE,))
             )
 
+    # A disease can only be a subset of a gene's phenotypes if the gene has the disease's
+    # rarest phenotype: index diseases by it instead of testing every gene–disease pair.
+    term_frequency: dict[int, int] = {}
+    for _, annotated in disease_annotations.values():
+        for term_id in annotated:
+            term_frequency[term_id] = term_frequency.get(term_id, 0) + 1
+    by_rarest_term: dict[int, list[str]] = {}
+    for disease_id, (_, annotated) in sorted(disease_annotations.items()):
+        if len(annotated) >= min_disease_phenotypes:
+            rarest = min(annotated, key=lambda t: (term_frequency[t], t))
+            by_rarest_term.setdefault(rarest, []).append(disease_id)
+
     for gene in sorted(ontology.genes, key=lambda g: g.id):
         gene_terms = set(gene.hpo)
         if not gene_terms & in_slice:
@@ -113,16 +125,17 @@ def load_hpo(
         batch.nodes.append(Node(gene_id, "gene", gene.name, sources=(SOURCE,)))
         for term_id in sorted(gene_terms & in_slice):
             batch.edges.append(Edge(gene_id, "has_phenotype", _hp_id(term_id), sources=(SOURCE,)))
-        for disease_id, (_, annotated) in sorted(disease_annotations.items()):
-            size = len(annotated)
-            if size >= min_disease_phenotypes and annotated <= gene_terms:
+        candidates = sorted(d for t in gene_terms for d in by_rarest_term.get(t, ()))
+        for disease_id in candidates:
+            annotated = disease_annotations[disease_id][1]
+            if annotated <= gene_terms:
                 batch.edges.append(
                     Edge(
                         gene_id,
                         "associated_with",
                         disease_id,
                         sources=(DERIVED_SOURCE,),
-                        confidence=round(1.0 - 1.0 / size, 4),
+                        confidence=round(1.0 - 1.0 / len(annotated), 4),
                     )
                 )
     batch.source = SourceInfo(
