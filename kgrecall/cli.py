@@ -20,6 +20,7 @@ from kgrecall.kg import (
     extract_subgraph,
 )
 from kgrecall.kg.loaders import LOADERS, build_store, get_loader, load_tsv
+from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
 
 app = typer.Typer(help="Recall-calibrated answers over incomplete biomedical knowledge graphs.")
 kg_app = typer.Typer(help="Build, import and inspect knowledge graphs.", no_args_is_help=True)
@@ -174,6 +175,60 @@ def relations() -> None:
     """kgrecall's biomedical relation vocabulary."""
     for name, meaning in KGSchema.biomedical().relations.items():
         typer.echo(f"{name:<22} {meaning}")
+
+
+def model_path(workspace: Workspace, kg: str, model: str) -> Path:
+    """Where ``kgrecall train`` saves the model ``model`` of KG ``kg``."""
+    return workspace.artifact_path(kg, "models", f"{model.lower()}.pt")
+
+
+@app.command("train")
+def train(
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    model: Annotated[
+        str, typer.Option(help="RotatE, ComplEx, TransE, DistMult or TuckER.")
+    ] = "RotatE",
+    dim: Annotated[int, typer.Option(min=1, help="Embedding dimension.")] = 200,
+    max_epochs: Annotated[int, typer.Option(min=1)] = 200,
+    learning_rate: Annotated[float, typer.Option(min=0.0)] = 0.01,
+    loop: Annotated[str, typer.Option(help="auto, lcwa or slcwa.")] = "auto",
+    budget_minutes: Annotated[
+        float | None, typer.Option(help="Stop training after this much wall time.")
+    ] = None,
+    seed: Annotated[int, typer.Option()] = 0,
+    home: HomeOption = None,
+) -> None:
+    """Train the link predictor on a KG; print filtered test metrics and the go/no-go verdict."""
+    if loop not in ("auto", "lcwa", "slcwa"):
+        raise KGError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
+    workspace = Workspace(home)
+    store = workspace.load(kg)
+    config = TrainingConfig(
+        model=model,
+        embedding_dim=dim,
+        max_epochs=max_epochs,
+        learning_rate=learning_rate,
+        training_loop=loop,  # type: ignore[arg-type]
+        time_budget_s=None if budget_minutes is None else budget_minutes * 60,
+        seed=seed,
+    )
+    predictor = LinkPredictor.train(store, config)
+    path = predictor.save(model_path(workspace, kg, model))
+    report = predictor.report
+    test = report.test
+    typer.echo(
+        f"{report.model} on {kg!r} ({report.training_loop}, {report.epochs} epochs, best at "
+        f"{report.best_epoch}, stopped by {report.stopped_by}, {report.seconds:.0f} s)"
+    )
+    typer.echo(f"  triples train/valid/test: {report.n_train}/{report.n_valid}/{report.n_test}")
+    typer.echo(
+        f"  filtered test MRR {test.mrr:.3f}  Hits@1 {test.hits_at_1:.3f}  "
+        f"Hits@3 {test.hits_at_3:.3f}  Hits@10 {test.hits_at_10:.3f}"
+    )
+    typer.echo(f"  probability calibration: Platt scaling, ECE {report.calibration_ece:.3f}")
+    verdict = "GO" if test.go else "NO-GO"
+    typer.echo(f"  verdict: {verdict} (needs MRR ≥ {GO_MRR} and Hits@10 ≥ {GO_HITS_AT_10})")
+    typer.echo(f"  saved: {path}")
 
 
 def main() -> None:

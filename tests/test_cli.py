@@ -98,3 +98,34 @@ def test_import_pykeen_dataset(isolated_home: Path) -> None:
     result = runner.invoke(app, ["kg", "import", "umls", "--format", "pykeen", "--name", "umls"])
     assert result.exit_code == 0, result.output
     assert "6,529 edges" in result.output
+
+
+def test_train_prints_metrics_and_verdict_and_saves(isolated_home: Path) -> None:
+    runner.invoke(app, ["kg", "import", "nations", "--format", "pykeen", "--name", "nations"])
+    result = runner.invoke(
+        app,
+        [
+            "train",
+            "--kg",
+            "nations",
+            "--dim",
+            "16",
+            "--max-epochs",
+            "10",
+            "--learning-rate",
+            "0.02",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "filtered test MRR" in result.output and "Hits@10" in result.output
+    assert "verdict: GO" in result.output or "verdict: NO-GO" in result.output
+    from kgrecall.tools.linkpred import LinkPredictor
+
+    workspace = Workspace(isolated_home)
+    saved = workspace.kg_dir("nations") / "models" / "rotate.pt"
+    predictor = LinkPredictor.load(saved, kg_version=workspace.load("nations").version)
+    assert predictor.report.epochs == 10
+
+    refused = run_cli("train", "--kg", "nations", "--model", "GPT")
+    assert refused.returncode == 2
+    assert "unknown link-prediction model 'GPT'" in refused.stderr

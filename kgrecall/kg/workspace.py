@@ -35,6 +35,12 @@ class Workspace:
     def graph_path(self, name: str) -> Path:
         return self.kg_dir(name) / GRAPH_FILE
 
+    def artifact_path(self, name: str, kind: str, filename: str) -> Path:
+        """Where a KG's derived artifact lives, e.g. ``models/rotate.pt`` (created on demand)."""
+        folder = self.kg_dir(name) / kind
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / filename
+
     def names(self) -> list[str]:
         root = self.home / "kgs"
         if not root.is_dir():

@@ -1,6 +1,14 @@
-"""Retrieval tools (graph traversal, vector and fulltext search, neural completion).
+"""Retrieval tools: neural completion today; traversal, vector and fulltext search next.
 
-Filled by the retrieval-tools and link-predictor issues; depends only on :mod:`kgrecall.kg`.
+Depends only on :mod:`kgrecall.kg`.
 """
 
-__all__: list[str] = []
+from kgrecall.tools.linkpred import (
+    LinkPredictor,
+    LinkPredictorError,
+    Prediction,
+    RankMetrics,
+    TrainingConfig,
+)
+
+__all__ = ["LinkPredictor", "LinkPredictorError", "Prediction", "RankMetrics", "TrainingConfig"]

@@ -1,0 +1,203 @@
+"""The link predictor: exact fast scoring, filtered metrics, persistence, proxies, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from kgrecall.kg import Edge, KGSchema, NetworkXStore, Node
+from kgrecall.kg.loaders import build_store, load_pykeen_dataset
+from kgrecall.tools.linkpred import (
+    SUPPORTED_MODELS,
+    LinkPredictor,
+    LinkPredictorError,
+    PlattScaling,
+    TrainingConfig,
+    expected_calibration_error,
+)
+from kgrecall.tools.linkpred.predictor import _filtered_metrics
+
+
+@pytest.fixture(scope="module")
+def nations() -> NetworkXStore:
+    return build_store([load_pykeen_dataset("nations")], name="nations")
+
+
+@pytest.fixture(scope="module")
+def trained(nations: NetworkXStore) -> LinkPredictor:
+    config = TrainingConfig(embedding_dim=32, max_epochs=40, eval_every=20, learning_rate=0.02)
+    return LinkPredictor.train(nations, config, progress=False)
+
+
+@pytest.mark.parametrize("model", sorted(SUPPORTED_MODELS.values()))
+def test_fast_scoring_equals_pykeen_score_hrt(nations: NetworkXStore, model: str) -> None:
+    config = TrainingConfig(model=model, embedding_dim=16, max_epochs=2, eval_every=2)
+    predictor = LinkPredictor.train(nations, config, progress=False)
+    generator = torch.Generator().manual_seed(1)
+    n_entities, n_relations = len(predictor.entities), 2 * len(predictor.relations)
+    batch = torch.stack(
+        [
+            torch.randint(n_entities, (500,), generator=generator),
+            torch.randint(n_relations, (500,), generator=generator),
+            torch.randint(n_entities, (500,), generator=generator),
+        ],
+        dim=1,
+    )
+    with torch.no_grad():
+        reference = predictor.model.score_hrt(batch).view(-1)
+    fast = predictor.raw_scores(batch[:, 0], batch[:, 1], batch[:, 2])
+    torch.testing.assert_close(fast, reference, rtol=1e-5, atol=1e-5)
+    all_tails = predictor.raw_scores_all_tails(batch[:5, 0], batch[:5, 1])
+    with torch.no_grad():
+        reference_t = predictor.model.score_t(batch[:5, :2])
+    torch.testing.assert_close(all_tails, reference_t, rtol=1e-5, atol=1e-5)
+
+
+def test_own_filtered_metrics_match_pykeen_evaluator(
+    trained: LinkPredictor, nations: NetworkXStore
+) -> None:
+    from pykeen.evaluation import RankBasedEvaluator
+
+    test = [e.triple for e in nations.edges() if e.properties["split"] == "test"]
+    ids = torch.tensor(
+        [
+            (trained.entity_to_id[h], trained.relation_to_id[r], trained.entity_to_id[t])
+            for h, r, t in test
+        ]
+    )
+    ours = _filtered_metrics(trained.raw_scores_all_tails, ids, trained._known_tensor)
+    theirs = RankBasedEvaluator().evaluate(
+        trained.model,
+        ids,
+        additional_filter_triples=[trained._known_tensor],
+        batch_size=64,
+        use_tqdm=False,
+    )
+    assert ours.mrr == pytest.approx(
+        theirs.get_metric("both.realistic.inverse_harmonic_mean_rank"), abs=1e-4
+    )
+    assert ours.hits_at_10 == pytest.approx(
+        theirs.get_metric("both.realistic.hits_at_10"), abs=1e-4
+    )
+    assert trained.evaluate(test).mrr == pytest.approx(ours.mrr)
+
+
+def test_training_learns_and_reports(trained: LinkPredictor) -> None:
+    report = trained.report
+    assert report.test.mrr > 0.4  # random ranking over 14 nations gives about 0.23
+    assert report.test.go
+    assert (report.n_train, report.n_valid, report.n_test) == (1592, 199, 201)
+    assert report.epochs == 40 and report.validation_mrr[0][0] == 20
+    assert 0.0 <= report.calibration_ece < 0.2
+    assert trained.platt.slope > 0
+
+
+def test_scores_probabilities_and_known_flags(
+    trained: LinkPredictor, nations: NetworkXStore
+) -> None:
+    edge = next(iter(nations.edges()))
+    [prediction] = trained.score([edge.triple])
+    assert prediction.known and 0.0 < prediction.probability < 1.0
+    tails = trained.predict_tails([edge.head], edge.relation)[0]
+    assert len(tails) == nations.number_of_nodes()
+    assert [p.score for p in tails] == sorted((p.score for p in tails), reverse=True)
+    probabilities = [p.probability for p in tails]
+    assert probabilities == sorted(probabilities, reverse=True)  # monotone calibration
+    unknown_only = trained.predict_tails([edge.head], edge.relation, exclude_known=True)[0]
+    assert unknown_only and not any(p.known for p in unknown_only)
+    assert {p.tail for p in unknown_only} == {p.tail for p in tails if not p.known}
+    heads = trained.predict_heads([edge.tail], edge.relation, k=3)[0]
+    assert len(heads) == 3 and all(p.tail == edge.tail for p in heads)
+
+
+def test_bad_requests_name_the_problem(trained: LinkPredictor) -> None:
+    with pytest.raises(
+        LinkPredictorError, match=r"unknown relation 'friends_with'.*knows: accusation"
+    ):
+        trained.score([("usa", "friends_with", "uk")])
+    with pytest.raises(
+        LinkPredictorError, match=r"unknown entity 'atlantis'.*add_inductive_entities"
+    ):
+        trained.predict_tails(["atlantis"], "embassy")
+    with pytest.raises(LinkPredictorError, match="k must be a positive"):
+        trained.predict_tails(["usa"], "embassy", k=0)
+
+
+def test_save_load_round_trip_and_version_guard(
+    trained: LinkPredictor, nations: NetworkXStore, tmp_path: Path
+) -> None:
+    path = trained.save(tmp_path / "nations.pt")
+    loaded = LinkPredictor.load(path, kg_version=nations.version)
+    sample = [e.triple for e in list(nations.edges())[:50]]
+    assert [p.score for p in loaded.score(sample)] == pytest.approx(
+        [p.score for p in trained.score(sample)]
+    )
+    assert loaded.report == trained.report
+    with pytest.raises(LinkPredictorError, match=r"trained on KG version .* retrain"):
+        LinkPredictor.load(path, kg_version="0" * 64)
+    LinkPredictor.load(path, kg_version="0" * 64, allow_version_mismatch=True)
+    (tmp_path / "junk.pt").write_bytes(b"not a model")
+    with pytest.raises(LinkPredictorError, match="not a readable model file"):
+        LinkPredictor.load(tmp_path / "junk.pt")
+
+
+def test_unseen_entities_get_flagged_proxies(nations: NetworkXStore, tmp_path: Path) -> None:
+    config = TrainingConfig(embedding_dim=32, max_epochs=40, eval_every=20, learning_rate=0.02)
+    predictor = LinkPredictor.train(nations, config, progress=False)
+    grown = build_store([load_pykeen_dataset("nations")], name="nations")
+    grown.add_nodes(
+        [Node("usa_clone", "nation", "usa clone"), Node("nowhere", "nation", "nowhere")]
+    )
+    usa_edges = [e for e in grown.neighbors("usa", direction="out") if e.tail != "usa"]
+    grown.add_edges([Edge("usa_clone", e.relation, e.tail) for e in usa_edges])
+    built = predictor.add_inductive_entities(grown)
+    assert built == {
+        "usa_clone": f"fitted to {len(usa_edges)} edges",
+        "nowhere": "mean of 14 nation entities",
+    }
+    own = predictor.score([("usa_clone", e.relation, e.tail) for e in usa_edges])
+    assert all(p.inductive_proxy for p in own)
+    # The proxy scores its own edges above corruptions of them (same relation, other tail).
+    generator = torch.Generator().manual_seed(0)
+    corrupted = [
+        (
+            "usa_clone",
+            e.relation,
+            predictor.entities[int(torch.randint(14, (1,), generator=generator))],
+        )
+        for e in usa_edges
+    ]
+    mean_own = sum(p.score for p in own) / len(own)
+    mean_corrupted = sum(p.score for p in predictor.score(corrupted)) / len(corrupted)
+    assert mean_own > mean_corrupted
+    with pytest.raises(LinkPredictorError, match="holds inductive proxies"):
+        predictor.save(tmp_path / "x.pt")
+
+
+def test_degenerate_training_data_is_refused() -> None:
+    empty = NetworkXStore(KGSchema.biomedical())
+    with pytest.raises(LinkPredictorError, match="no edges to train on"):
+        LinkPredictor.train(empty, progress=False)
+    tiny = NetworkXStore(KGSchema.biomedical())
+    tiny.add_nodes([Node("A", "gene", "A"), Node("B", "gene", "B")])
+    tiny.add_edges([Edge("A", "regulates", "B")])
+    with pytest.raises(LinkPredictorError, match="only 1 triples: too few"):
+        LinkPredictor.train(tiny, progress=False)
+    with pytest.raises(LinkPredictorError, match=r"unknown link-prediction model 'BERT'.*RotatE"):
+        LinkPredictor.train(tiny, TrainingConfig(model="BERT"), progress=False)
+
+
+def test_platt_scaling_recovers_a_known_logistic_map() -> None:
+    generator = torch.Generator().manual_seed(0)
+    scores = torch.randn(20_000, generator=generator) * 3
+    labels = (torch.rand(20_000, generator=generator) < torch.sigmoid(1.5 * scores - 0.7)).double()
+    fitted = PlattScaling.fit(scores, labels)
+    # Standard errors at n = 20 000 are about 0.03; allow four of them.
+    assert fitted.slope == pytest.approx(1.5, abs=0.12)
+    assert fitted.intercept == pytest.approx(-0.7, abs=0.12)
+    assert expected_calibration_error(fitted(scores), labels) < 0.03
+    assert expected_calibration_error(torch.full((1000,), 0.9), torch.zeros(1000)) == pytest.approx(
+        0.9
+    )
