@@ -1,4 +1,4 @@
-"""Retrieval tools: neural completion today; traversal, vector and fulltext search next.
+"""Retrieval tools: exact traversal of query trees, neural completion, one result model.
 
 Depends only on :mod:`kgrecall.kg`.
 """
@@ -10,5 +10,47 @@ from kgrecall.tools.linkpred import (
     RankMetrics,
     TrainingConfig,
 )
+from kgrecall.tools.query import (
+    TOPOLOGIES,
+    EntityQuery,
+    IntersectQuery,
+    ProjectQuery,
+    QueryNode,
+    QueryTree,
+    UnionQuery,
+    anchors,
+    parse_query,
+    projections,
+    shape,
+    topology,
+)
+from kgrecall.tools.results import Candidate, Evidence, EvidenceTriple, ToolName
+from kgrecall.tools.traversal import TraversalResult, execute_sets, traverse, validate_query
 
-__all__ = ["LinkPredictor", "LinkPredictorError", "Prediction", "RankMetrics", "TrainingConfig"]
+__all__ = [
+    "TOPOLOGIES",
+    "Candidate",
+    "EntityQuery",
+    "Evidence",
+    "EvidenceTriple",
+    "IntersectQuery",
+    "LinkPredictor",
+    "LinkPredictorError",
+    "Prediction",
+    "ProjectQuery",
+    "QueryNode",
+    "QueryTree",
+    "RankMetrics",
+    "ToolName",
+    "TrainingConfig",
+    "TraversalResult",
+    "UnionQuery",
+    "anchors",
+    "execute_sets",
+    "parse_query",
+    "projections",
+    "shape",
+    "topology",
+    "traverse",
+    "validate_query",
+]

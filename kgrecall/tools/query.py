@@ -1,0 +1,119 @@
+"""``QueryTree``: entity / project / intersect / union, its JSON form and its topology name.
+
+JSON form (DESIGN §4)::
+
+    {"op": "project", "relation": "associated_with", "inverse": true,
+     "input": {"op": "entity", "id": "OMIM:605543"}}
+
+``inverse`` follows the relation against its direction (here: genes associated with the
+disease). The topology name comes from the shape alone — 1p 2p 3p 2i 3i ip pi 2u up, other
+shapes ``custom`` — and the projections in post-order are the tree's operators ("hops"),
+the unit a conformal gate calibrates one threshold for.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _Node(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EntityQuery(_Node):
+    """An anchor entity."""
+
+    op: Literal["entity"] = "entity"
+    id: str = Field(min_length=1)
+
+
+class ProjectQuery(_Node):
+    """Every entity one ``relation`` edge away from the input set."""
+
+    op: Literal["project"] = "project"
+    relation: str = Field(min_length=1)
+    inverse: bool = False
+    input: QueryTree
+
+
+class IntersectQuery(_Node):
+    """Entities in every input set."""
+
+    op: Literal["intersect"] = "intersect"
+    inputs: list[QueryTree] = Field(min_length=2)
+
+
+class UnionQuery(_Node):
+    """Entities in any input set."""
+
+    op: Literal["union"] = "union"
+    inputs: list[QueryTree] = Field(min_length=2)
+
+
+QueryTree = Annotated[
+    EntityQuery | ProjectQuery | IntersectQuery | UnionQuery, Field(discriminator="op")
+]
+for _model in (ProjectQuery, IntersectQuery, UnionQuery):
+    _model.model_rebuild()
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(QueryTree)
+
+#: Shape signature → topology name (the complex-query literature's names).
+_TOPOLOGIES = {
+    "p(e)": "1p",
+    "p(p(e))": "2p",
+    "p(p(p(e)))": "3p",
+    "i(p(e),p(e))": "2i",
+    "i(p(e),p(e),p(e))": "3i",
+    "p(i(p(e),p(e)))": "ip",
+    "i(p(e),p(p(e)))": "pi",
+    "u(p(e),p(e))": "2u",
+    "p(u(p(e),p(e)))": "up",
+}
+TOPOLOGIES: tuple[str, ...] = tuple(_TOPOLOGIES.values())
+QueryNode = EntityQuery | ProjectQuery | IntersectQuery | UnionQuery
+
+
+def parse_query(data: str | bytes | dict[str, Any]) -> QueryNode:
+    """A QueryTree from JSON text or a dict; invalid input raises pydantic's ValidationError
+    naming the offending field (e.g. ``input.relation``)."""
+    if isinstance(data, str | bytes):
+        node: QueryNode = _ADAPTER.validate_json(data)
+    else:
+        node = _ADAPTER.validate_python(data)
+    return node
+
+
+def shape(node: QueryNode) -> str:
+    """Canonical shape signature, order-insensitive for intersections and unions."""
+    if isinstance(node, EntityQuery):
+        return "e"
+    if isinstance(node, ProjectQuery):
+        return f"p({shape(node.input)})"
+    letter = "i" if isinstance(node, IntersectQuery) else "u"
+    return f"{letter}({','.join(sorted(shape(child) for child in node.inputs))})"
+
+
+def topology(node: QueryNode) -> str:
+    """1p 2p 3p 2i 3i ip pi 2u up, or ``custom``."""
+    return _TOPOLOGIES.get(shape(node), "custom")
+
+
+def projections(node: QueryNode) -> list[ProjectQuery]:
+    """The tree's projections (its hops) in post-order: inputs before the node itself."""
+    if isinstance(node, EntityQuery):
+        return []
+    if isinstance(node, ProjectQuery):
+        return [*projections(node.input), node]
+    return [hop for child in node.inputs for hop in projections(child)]
+
+
+def anchors(node: QueryNode) -> list[str]:
+    """Anchor entity ids, left to right."""
+    if isinstance(node, EntityQuery):
+        return [node.id]
+    if isinstance(node, ProjectQuery):
+        return anchors(node.input)
+    return [anchor for child in node.inputs for anchor in anchors(child)]

@@ -1,0 +1,173 @@
+"""Exact graph traversal: execute a ``QueryTree`` on a ``GraphStore``.
+
+Two entry points. :func:`execute_sets` computes answer sets only (one ``project`` call per
+hop — what calibration runs thousands of times). :func:`traverse` also returns, per answer,
+the KG paths that produce it, as edges with their sources, and a score: the best path's
+product of edge confidences.
+
+Nothing is dropped silently. ``max_intermediate`` caps intermediate sets (sorted, first n
+kept) and ``max_paths`` caps evidence paths per answer; either cap, when it bites, is
+reported in the result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from kgrecall.kg import Direction, Edge, GraphStore, KGError
+from kgrecall.tools.query import (
+    EntityQuery,
+    IntersectQuery,
+    ProjectQuery,
+    QueryNode,
+    UnionQuery,
+    shape,
+    topology,
+)
+from kgrecall.tools.results import Candidate, Evidence, EvidenceTriple
+
+Path = tuple[Edge, ...]
+
+
+@dataclass(slots=True)
+class TraversalResult:
+    """Answers of a query, best first, with what (if anything) was capped."""
+
+    candidates: list[Candidate]
+    topology: str
+    truncations: list[str] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.truncations)
+
+    @property
+    def ids(self) -> set[str]:
+        return {candidate.id for candidate in self.candidates}
+
+
+def validate_query(store: GraphStore, node: QueryNode) -> None:
+    """Unknown anchors raise with the closest ids; unknown relations list the valid ones."""
+    if isinstance(node, EntityQuery):
+        store.get_node(node.id)
+    elif isinstance(node, ProjectQuery):
+        store.schema.check_relation(node.relation)
+        validate_query(store, node.input)
+    else:
+        for child in node.inputs:
+            validate_query(store, child)
+
+
+def _cap(values: set[str], cap: int | None, where: str, notes: list[str]) -> set[str]:
+    if cap is None or len(values) <= cap:
+        return values
+    notes.append(f"{where}: {len(values)} entities, kept the first {cap} by id")
+    return set(sorted(values)[:cap])
+
+
+def execute_sets(
+    store: GraphStore, node: QueryNode, *, max_intermediate: int | None = None
+) -> tuple[set[str], list[str]]:
+    """The exact answer set and the truncation notes (empty unless ``max_intermediate`` bit)."""
+    validate_query(store, node)
+    notes: list[str] = []
+    return _sets(store, node, max_intermediate, notes), notes
+
+
+def _sets(store: GraphStore, node: QueryNode, cap: int | None, notes: list[str]) -> set[str]:
+    if isinstance(node, EntityQuery):
+        return {node.id}
+    if isinstance(node, ProjectQuery):
+        inputs = _sets(store, node.input, cap, notes)
+        result = store.project(inputs, node.relation, inverse=node.inverse)
+        return _cap(result, cap, f"projection {shape(node)} via {node.relation}", notes)
+    children = [_sets(store, child, cap, notes) for child in node.inputs]
+    if isinstance(node, IntersectQuery):
+        return set.intersection(*children)
+    return set.union(*children)
+
+
+def traverse(
+    store: GraphStore,
+    node: QueryNode,
+    *,
+    max_intermediate: int | None = None,
+    max_paths: int = 3,
+) -> TraversalResult:
+    """Answers with evidence paths and scores (best path's product of edge confidences)."""
+    if max_paths < 1:
+        raise KGError(f"max_paths must be at least 1, got {max_paths}")
+    start = time.perf_counter()
+    validate_query(store, node)
+    notes: list[str] = []
+    paths = _paths(store, node, max_intermediate, max_paths, notes)
+    candidates = []
+    for answer, answer_paths in paths.items():
+        entity = store.get_node(answer)
+        scores = [_path_score(p) for p in answer_paths]
+        ranked = [p for _, p in sorted(zip(scores, answer_paths, strict=True), key=lambda x: -x[0])]
+        candidates.append(
+            Candidate(
+                id=answer,
+                name=entity.name,
+                type=entity.type,
+                score=max(scores),
+                tools=["graph_traversal"],
+                evidence=[
+                    Evidence(kind="kg_path", triples=[EvidenceTriple.from_edge(e) for e in p])
+                    for p in ranked
+                ],
+                evidence_truncated=len(answer_paths) >= max_paths,
+            )
+        )
+    candidates.sort(key=lambda c: (-c.score, c.id))
+    elapsed = (time.perf_counter() - start) * 1e3
+    return TraversalResult(candidates, topology(node), notes, elapsed)
+
+
+def _path_score(path: Path) -> float:
+    score = 1.0
+    for edge in path:
+        score *= edge.confidence
+    return score
+
+
+def _paths(
+    store: GraphStore, node: QueryNode, cap: int | None, max_paths: int, notes: list[str]
+) -> dict[str, list[Path]]:
+    """Answer → up to ``max_paths`` evidence paths (edges from the anchors to the answer)."""
+    if isinstance(node, EntityQuery):
+        return {node.id: [()]}
+    if isinstance(node, ProjectQuery):
+        inputs = _paths(store, node.input, cap, max_paths, notes)
+        direction: Direction = "in" if node.inverse else "out"
+        result: dict[str, list[Path]] = {}
+        for source in sorted(inputs):
+            for edge in store.neighbors(source, node.relation, direction=direction):
+                target = edge.head if node.inverse else edge.tail
+                found = result.setdefault(target, [])
+                for prefix in inputs[source]:
+                    if len(found) >= max_paths:
+                        break
+                    found.append((*prefix, edge))
+        kept = _cap(set(result), cap, f"projection {shape(node)} via {node.relation}", notes)
+        return {answer: result[answer] for answer in sorted(kept)}
+    children = [_paths(store, child, cap, max_paths, notes) for child in node.inputs]
+    if isinstance(node, UnionQuery):
+        merged: dict[str, list[Path]] = {}
+        for child in children:
+            for answer, answer_paths in child.items():
+                bucket = merged.setdefault(answer, [])
+                bucket.extend(answer_paths[: max_paths - len(bucket)])
+        return merged
+    common = set.intersection(*(set(child) for child in children))
+    joined: dict[str, list[Path]] = {}
+    for answer in sorted(common):
+        combinations = itertools.islice(
+            itertools.product(*(child[answer] for child in children)), max_paths
+        )
+        joined[answer] = [tuple(e for part in combo for e in part) for combo in combinations]
+    return joined

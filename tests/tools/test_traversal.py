@@ -1,0 +1,200 @@
+"""Exact traversal equals a brute-force evaluator on random queries of all nine topologies."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from pydantic import ValidationError
+
+from kgrecall.kg import KGError, NetworkXStore, Triple, UnknownEntityError
+from kgrecall.kg.loaders import build_store, load_pykeen_dataset
+from kgrecall.tools.query import (
+    TOPOLOGIES,
+    EntityQuery,
+    IntersectQuery,
+    ProjectQuery,
+    QueryNode,
+    UnionQuery,
+    anchors,
+    parse_query,
+    projections,
+    topology,
+)
+from kgrecall.tools.traversal import execute_sets, traverse
+
+SHAPES = {
+    "1p": "p(e)",
+    "2p": "p(p(e))",
+    "3p": "p(p(p(e)))",
+    "2i": "i(p(e),p(e))",
+    "3i": "i(p(e),p(e),p(e))",
+    "ip": "p(i(p(e),p(e)))",
+    "pi": "i(p(p(e)),p(e))",
+    "2u": "u(p(e),p(e))",
+    "up": "p(u(p(e),p(e)))",
+}
+
+
+@pytest.fixture(scope="module")
+def umls() -> NetworkXStore:
+    return build_store([load_pykeen_dataset("umls")], name="umls")
+
+
+def brute_force(triples: list[Triple], node: QueryNode) -> set[str]:
+    """An independent evaluator that only scans the list of triples."""
+    if isinstance(node, EntityQuery):
+        return {node.id}
+    if isinstance(node, ProjectQuery):
+        sources = brute_force(triples, node.input)
+        if node.inverse:
+            return {h for h, r, t in triples if r == node.relation and t in sources}
+        return {t for h, r, t in triples if r == node.relation and h in sources}
+    sets = [brute_force(triples, child) for child in node.inputs]
+    if isinstance(node, IntersectQuery):
+        return set.intersection(*sets)
+    return set.union(*sets)
+
+
+def _split(inner: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += (char == "(") - (char == ")")
+        current += char
+    return [*parts, current]
+
+
+def grounded_query(store: NetworkXStore, shape: str, target: str, rng: random.Random) -> QueryNode:
+    """A random query of ``shape`` whose answers contain ``target`` (built backwards)."""
+    if shape == "e":
+        return EntityQuery(id=target)
+    inner = shape[2:-1]
+    if shape[0] == "p":
+        edges = store.neighbors(target, direction="both")
+        edge = rng.choice(edges)
+        inverse = edge.head == target
+        source = edge.tail if inverse else edge.head
+        return ProjectQuery(
+            relation=edge.relation, inverse=inverse, input=grounded_query(store, inner, source, rng)
+        )
+    branches = _split(inner)
+    if shape[0] == "i":
+        return IntersectQuery(inputs=[grounded_query(store, b, target, rng) for b in branches])
+    other = rng.choice(sorted(n.id for n in store.nodes()))
+    return UnionQuery(
+        inputs=[grounded_query(store, branches[0], target, rng)]
+        + [grounded_query(store, b, other, rng) for b in branches[1:]]
+    )
+
+
+@pytest.mark.parametrize("name", TOPOLOGIES)
+def test_traversal_equals_brute_force(umls: NetworkXStore, name: str) -> None:
+    rng = random.Random(TOPOLOGIES.index(name))
+    triples = list(umls.triples())
+    entities = sorted(n.id for n in umls.nodes())
+    for _ in range(25):
+        target = rng.choice(entities)
+        query = grounded_query(umls, SHAPES[name], target, rng)
+        assert topology(query) == name
+        expected = brute_force(triples, query)
+        assert target in expected
+        answers, notes = execute_sets(umls, query)
+        assert answers == expected and notes == []
+        result = traverse(umls, query, max_paths=2)
+        assert result.ids == expected
+        assert result.topology == name
+        for candidate in result.candidates:
+            assert candidate.evidence, candidate.id
+            for evidence in candidate.evidence:
+                for triple in evidence.triples:
+                    assert umls.get_edge(triple.head, triple.relation, triple.tail) is not None
+                touched = {t.head for t in evidence.triples} | {t.tail for t in evidence.triples}
+                assert candidate.id in touched
+                assert set(anchors(query)) & touched
+
+
+def test_evidence_paths_follow_the_chain(store: NetworkXStore) -> None:
+    query = parse_query(
+        {
+            "op": "project",
+            "relation": "associated_with",
+            "input": {
+                "op": "project",
+                "relation": "targets",
+                "input": {"op": "entity", "id": "X"},
+            },
+        }
+    )
+    result = traverse(store, query)
+    [candidate] = result.candidates
+    assert candidate.id == "D1" and candidate.tools == ["graph_traversal"]
+    [evidence] = candidate.evidence
+    assert [(t.head, t.relation, t.tail) for t in evidence.triples] == [
+        ("X", "targets", "G1"),
+        ("G1", "associated_with", "D1"),
+    ]
+    assert evidence.triples[1].sources == ["curated"]
+
+
+def test_scores_are_the_best_paths_confidence_product(store: NetworkXStore) -> None:
+    query = parse_query(
+        {
+            "op": "project",
+            "relation": "associated_with",
+            "inverse": True,
+            "input": {"op": "entity", "id": "D1"},
+        }
+    )
+    result = traverse(store, query)
+    assert [(c.id, c.score) for c in result.candidates] == [("G1", 1.0), ("G2", 0.8)]
+
+
+def test_caps_are_parameters_and_reported(store: NetworkXStore) -> None:
+    query = parse_query(
+        {"op": "project", "relation": "co_occurs_with", "input": {"op": "entity", "id": "H"}}
+    )
+    answers, notes = execute_sets(store, query, max_intermediate=2)
+    assert answers == {"G1", "G2"}
+    assert notes == ["projection p(e) via co_occurs_with: 3 entities, kept the first 2 by id"]
+    capped = traverse(store, query, max_intermediate=2)
+    assert capped.truncated and capped.ids == {"G1", "G2"}
+    assert not traverse(store, query).truncated
+
+
+def test_bad_queries_are_named(store: NetworkXStore) -> None:
+    with pytest.raises(UnknownEntityError, match="closest matches: G1"):
+        execute_sets(
+            store,
+            parse_query(
+                {"op": "project", "relation": "treats", "input": {"op": "entity", "id": "G1x"}}
+            ),
+        )
+    with pytest.raises(KGError, match=r"unknown relation 'cures'; valid relations: .*treats"):
+        execute_sets(
+            store,
+            parse_query(
+                {"op": "project", "relation": "cures", "input": {"op": "entity", "id": "X"}}
+            ),
+        )
+    with pytest.raises(ValidationError, match=r"project\.input"):
+        parse_query('{"op": "project", "relation": "treats", "input": {"op": "entiy", "id": "X"}}')
+    with pytest.raises(ValidationError, match="inputs"):
+        parse_query({"op": "intersect", "inputs": [{"op": "entity", "id": "X"}]})
+
+
+def test_topology_names_and_hops() -> None:
+    chain = parse_query(
+        '{"op":"project","relation":"a","input":{"op":"project","relation":"b",'
+        '"input":{"op":"entity","id":"x"}}}'
+    )
+    assert topology(chain) == "2p"
+    assert [hop.relation for hop in projections(chain)] == ["b", "a"]
+    odd = parse_query(
+        {"op": "union", "inputs": [{"op": "entity", "id": "x"}, {"op": "entity", "id": "y"}]}
+    )
+    assert topology(odd) == "custom"
+    assert set(SHAPES) == set(TOPOLOGIES)
