@@ -19,7 +19,7 @@ demo: setup
 	$(BIN)/kgrecall kg subgraph demo --entity "Parkinson disease 4" --depth 1 --max-nodes 12
 
 test: setup
-	$(BIN)/python -m pytest -m "not slow and not neo4j" -q
+	$(BIN)/python -m pytest -m "not slow" -q
 
 test-slow: setup
 	$(BIN)/python -m pytest -m slow -q

@@ -20,6 +20,7 @@ from kgrecall.kg import (
     extract_subgraph,
 )
 from kgrecall.kg.loaders import LOADERS, build_store, get_loader, load_tsv
+from kgrecall.kg.neo4j_store import Neo4jStore
 from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
 
 app = typer.Typer(help="Recall-calibrated answers over incomplete biomedical knowledge graphs.")
@@ -122,10 +123,12 @@ def import_kg(
 def stats(
     kg: Annotated[str, typer.Argument(help="KG name or path to a KG file.")] = DEMO_NAME,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    neo4j: Annotated[bool, typer.Option(help="Read the KG in Neo4j (NEO4J_URI) instead.")] = False,
+    database: Annotated[str | None, typer.Option(help="Neo4j database.")] = None,
     home: HomeOption = None,
 ) -> None:
     """Counts per node type and per relation."""
-    store = Workspace(home).load(kg)
+    store = neo4j_store(database) if neo4j else Workspace(home).load(kg)
     if as_json:
         payload = {"name": store.metadata.name, "version": store.version, **store.stats().as_dict()}
         typer.echo(json.dumps(payload, indent=2))
@@ -160,6 +163,43 @@ def subgraph(
         store, seeds, depth=depth, max_nodes=max_nodes, relations=relation or None
     )
     typer.echo(result.as_text())
+
+
+def neo4j_store(database: str | None, schema: KGSchema | None = None) -> GraphStore:
+    """A Neo4jStore from NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD."""
+    import os
+
+    from neo4j import GraphDatabase
+
+    uri = os.environ.get("NEO4J_URI")
+    if not uri:
+        raise KGError("set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to use Neo4j")
+    auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
+    driver = GraphDatabase.driver(uri, auth=auth)
+    return Neo4jStore(driver, database=database, schema=schema)
+
+
+@kg_app.command("push-neo4j")
+def push_neo4j(
+    kg: Annotated[str, typer.Argument(help="KG name or path to a KG file.")] = DEMO_NAME,
+    database: Annotated[
+        str | None, typer.Option(help="Neo4j database (default: server's).")
+    ] = None,
+    replace: Annotated[bool, typer.Option(help="Delete kgrecall's existing nodes first.")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Load a KG into Neo4j (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) with its indexes."""
+    source = Workspace(home).load(kg)
+    target = neo4j_store(database, source.schema)
+    assert isinstance(target, Neo4jStore)
+    if replace:
+        target.clear()
+    target.ensure_indexes()
+    target.metadata = source.metadata
+    target.add_nodes(source.nodes())
+    target.add_edges(source.edges())
+    typer.echo(f"pushed {source.number_of_nodes():,} nodes and {source.number_of_edges():,} edges")
+    _print_stats(target)
 
 
 @kg_app.command("list")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from kgrecall.kg import Edge, KGSchema, NetworkXStore, Node
+from kgrecall.kg import Edge, GraphStore, KGSchema, NetworkXStore, Node
 
 DATA = Path(__file__).parent / "data"
 
@@ -57,6 +59,42 @@ def small_store() -> NetworkXStore:
 @pytest.fixture
 def store() -> NetworkXStore:
     return small_store()
+
+
+NEO4J_REASON = "live Neo4j tests need NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD"
+
+
+@pytest.fixture(
+    params=[
+        "networkx",
+        pytest.param(
+            "neo4j",
+            marks=[
+                pytest.mark.neo4j,
+                pytest.mark.skipif(not os.environ.get("NEO4J_URI"), reason=NEO4J_REASON),
+            ],
+        ),
+    ]
+)
+def graph_store(request: pytest.FixtureRequest) -> Iterator[GraphStore]:
+    """The hand-checked graph in each backend: embedded always, Neo4j when configured."""
+    source = small_store()
+    if request.param == "networkx":
+        yield source
+        return
+    from neo4j import GraphDatabase
+
+    from kgrecall.kg.neo4j_store import Neo4jStore
+
+    auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
+    with GraphDatabase.driver(os.environ["NEO4J_URI"], auth=auth) as driver:
+        live = Neo4jStore(driver, schema=source.schema, database=os.environ.get("NEO4J_DATABASE"))
+        live.clear()
+        live.ensure_indexes()
+        live.add_nodes(source.nodes())
+        live.add_edges(source.edges())
+        yield live
+        live.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from kgrecall.kg.model import (
     Node,
     Triple,
 )
+from kgrecall.kg.neo4j_store import Neo4jStore
 from kgrecall.kg.networkx_store import NetworkXStore
 from kgrecall.kg.persistence import atomic_write_bytes, load_graph, save_graph
 from kgrecall.kg.records import content_hash
@@ -33,6 +34,7 @@ __all__ = [
     "KGLoadError",
     "KGSchema",
     "KGStats",
+    "Neo4jStore",
     "NetworkXStore",
     "Node",
     "Path",

@@ -7,7 +7,7 @@ import random
 import pytest
 from pydantic import ValidationError
 
-from kgrecall.kg import KGError, NetworkXStore, Triple, UnknownEntityError
+from kgrecall.kg import GraphStore, KGError, NetworkXStore, Triple, UnknownEntityError
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools.query import (
     TOPOLOGIES,
@@ -117,7 +117,7 @@ def test_traversal_equals_brute_force(umls: NetworkXStore, name: str) -> None:
                 assert set(anchors(query)) & touched
 
 
-def test_evidence_paths_follow_the_chain(store: NetworkXStore) -> None:
+def test_evidence_paths_follow_the_chain(graph_store: GraphStore) -> None:
     query = parse_query(
         {
             "op": "project",
@@ -129,7 +129,7 @@ def test_evidence_paths_follow_the_chain(store: NetworkXStore) -> None:
             },
         }
     )
-    result = traverse(store, query)
+    result = traverse(graph_store, query)
     [candidate] = result.candidates
     assert candidate.id == "D1" and candidate.tools == ["graph_traversal"]
     [evidence] = candidate.evidence
@@ -140,7 +140,7 @@ def test_evidence_paths_follow_the_chain(store: NetworkXStore) -> None:
     assert evidence.triples[1].sources == ["curated"]
 
 
-def test_scores_are_the_best_paths_confidence_product(store: NetworkXStore) -> None:
+def test_scores_are_the_best_paths_confidence_product(graph_store: GraphStore) -> None:
     query = parse_query(
         {
             "op": "project",
@@ -149,33 +149,33 @@ def test_scores_are_the_best_paths_confidence_product(store: NetworkXStore) -> N
             "input": {"op": "entity", "id": "D1"},
         }
     )
-    result = traverse(store, query)
+    result = traverse(graph_store, query)
     assert [(c.id, c.score) for c in result.candidates] == [("G1", 1.0), ("G2", 0.8)]
 
 
-def test_caps_are_parameters_and_reported(store: NetworkXStore) -> None:
+def test_caps_are_parameters_and_reported(graph_store: GraphStore) -> None:
     query = parse_query(
         {"op": "project", "relation": "co_occurs_with", "input": {"op": "entity", "id": "H"}}
     )
-    answers, notes = execute_sets(store, query, max_intermediate=2)
+    answers, notes = execute_sets(graph_store, query, max_intermediate=2)
     assert answers == {"G1", "G2"}
     assert notes == ["projection p(e) via co_occurs_with: 3 entities, kept the first 2 by id"]
-    capped = traverse(store, query, max_intermediate=2)
+    capped = traverse(graph_store, query, max_intermediate=2)
     assert capped.truncated and capped.ids == {"G1", "G2"}
-    assert not traverse(store, query).truncated
+    assert not traverse(graph_store, query).truncated
 
 
-def test_bad_queries_are_named(store: NetworkXStore) -> None:
+def test_bad_queries_are_named(graph_store: GraphStore) -> None:
     with pytest.raises(UnknownEntityError, match="closest matches: G1"):
         execute_sets(
-            store,
+            graph_store,
             parse_query(
                 {"op": "project", "relation": "treats", "input": {"op": "entity", "id": "G1x"}}
             ),
         )
     with pytest.raises(KGError, match=r"unknown relation 'cures'; valid relations: .*treats"):
         execute_sets(
-            store,
+            graph_store,
             parse_query(
                 {"op": "project", "relation": "cures", "input": {"op": "entity", "id": "X"}}
             ),

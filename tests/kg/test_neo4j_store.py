@@ -1,0 +1,179 @@
+"""Neo4jStore against a driver spec: the statements and parameters it sends, and its guards."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+from unittest.mock import MagicMock
+
+import neo4j
+import pytest
+
+from kgrecall.kg import Edge, KGError, KGSchema, Node, cypher
+from kgrecall.kg.neo4j_store import Neo4jStore
+
+Handler = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
+
+def fake_driver(handlers: dict[str, Handler]) -> MagicMock:
+    """A ``neo4j.Driver`` spec whose ``execute_query`` answers known statements."""
+    driver = MagicMock(spec=neo4j.Driver)
+
+    def execute_query(statement: str, parameters_: dict[str, Any], database_: str | None) -> Any:
+        handler = handlers.get(statement, lambda _: [])
+        return MagicMock(records=handler(parameters_))
+
+    driver.execute_query.side_effect = execute_query
+    return driver
+
+
+def statements(driver: MagicMock) -> list[str]:
+    return [call.args[0] for call in driver.execute_query.call_args_list]
+
+
+def test_new_database_needs_a_schema() -> None:
+    driver = fake_driver({})
+    with pytest.raises(KGError, match="holds no kgrecall KG schema"):
+        Neo4jStore(driver)
+    Neo4jStore(driver, schema=KGSchema.biomedical(), database="kg")
+    call = driver.execute_query.call_args_list[-1]
+    assert call.args[0] == cypher.WRITE_META
+    assert call.kwargs["database_"] == "kg"
+    assert "associated_with" in json.loads(call.kwargs["parameters_"]["schema_json"])["relations"]
+
+
+def test_schema_is_read_back_from_the_database() -> None:
+    meta = {
+        "schema_json": json.dumps({"relations": {"isa": ""}, "node_types": ["umls_concept"]}),
+        "metadata_json": json.dumps({"name": "umls"}),
+    }
+    store = Neo4jStore(fake_driver({cypher.READ_META: lambda _: [meta]}))
+    assert set(store.schema.relations) == {"isa"}
+    assert store.metadata.name == "umls"
+
+
+def test_projection_sends_parameters_only() -> None:
+    driver = fake_driver(
+        {
+            cypher.EXISTING_IDS: lambda p: [{"id": i} for i in p["ids"]],
+            cypher.project("associated_with", KGSchema.biomedical().relations, inverse=True): (
+                lambda p: [{"id": "G1"}, {"id": "G2"}]
+            ),
+        }
+    )
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    assert store.project(["D1", "D1"], "associated_with", inverse=True) == {"G1", "G2"}
+    call = driver.execute_query.call_args_list[-1]
+    assert call.kwargs["parameters_"] == {"ids": ["D1"]}
+    assert "D1" not in call.args[0]
+
+
+def test_injection_is_refused_before_anything_is_sent() -> None:
+    driver = fake_driver({})
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    before = len(driver.execute_query.call_args_list)
+    with pytest.raises(
+        KGError, match="unknown relation 'associated_with\\]->\\(\\) DETACH DELETE n //'"
+    ):
+        store.project(["D1"], "associated_with]->() DETACH DELETE n //")
+    with pytest.raises(KGError, match="field 'relation'"):
+        store.add_edges([Edge("A", "x]->() DETACH DELETE n //", "B")])
+    assert len(driver.execute_query.call_args_list) == before
+    assert not any("DETACH DELETE n //" in s for s in statements(driver))
+
+
+def test_edges_need_existing_nodes() -> None:
+    driver = fake_driver({cypher.EXISTING_IDS: lambda p: [{"id": "G1"}]})
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    with pytest.raises(KGError, match="refers to unknown node 'D9'"):
+        store.add_edges([Edge("G1", "associated_with", "D9")])
+    assert not any(s.startswith("UNWIND $rows AS row MATCH (h:Entity") for s in statements(driver))
+
+
+def test_duplicate_edges_merge_provenance_like_the_embedded_store() -> None:
+    relations = KGSchema.biomedical().relations
+    existing = {
+        "sources": ["curated"],
+        "confidence": 0.8,
+        "timestamp": None,
+        "properties_json": "{}",
+    }
+    driver = fake_driver(
+        {
+            cypher.EXISTING_IDS: lambda p: [{"id": i} for i in p["ids"]],
+            cypher.fetch_edges("associated_with", relations): (
+                lambda p: [{"h": "G1", "t": "D1", "edge": existing}]
+            ),
+        }
+    )
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    added = store.add_edges(
+        [
+            Edge("G1", "associated_with", "D1", sources=("gwas",), confidence=0.9),
+            Edge("G2", "associated_with", "D1", sources=("gwas",)),
+        ]
+    )
+    assert added == 1
+    upsert = next(
+        c
+        for c in driver.execute_query.call_args_list
+        if c.args[0] == cypher.upsert_edges("associated_with", relations)
+    )
+    rows = {(r["h"], r["t"]): r for r in upsert.kwargs["parameters_"]["rows"]}
+    assert rows[("G1", "D1")]["sources"] == ["curated", "gwas"]
+    assert rows[("G1", "D1")]["confidence"] == 0.9
+    assert rows[("G2", "D1")]["sources"] == ["gwas"]
+
+
+def test_nodes_merge_and_get_type_labels() -> None:
+    stored = {
+        "id": "G1", "type": "gene", "name": "SNCA", "synonyms": ["PARK1"], "sources": ["hpo3"],
+        "properties_json": "{}",
+    }  # fmt: skip
+    driver = fake_driver(
+        {cypher.FETCH_NODES: lambda p: [{"node": stored}] if "G1" in p["ids"] else []}
+    )
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    assert (
+        store.add_nodes(
+            [Node("G1", "gene", "SNCA", synonyms=("alpha-synuclein",)), Node("G2", "gene", "LRRK2")]
+        )
+        == 1
+    )
+    upsert = next(
+        c for c in driver.execute_query.call_args_list if c.args[0] == cypher.UPSERT_NODES
+    )
+    rows = {r["id"]: r for r in upsert.kwargs["parameters_"]["rows"]}
+    assert rows["G1"]["synonyms"] == ["PARK1", "alpha-synuclein"]
+    assert rows["G1"]["search_text"] == "G1 SNCA PARK1 alpha-synuclein"
+    assert cypher.add_type_label("gene", KGSchema.biomedical().node_types) in statements(driver)
+
+
+@pytest.mark.parametrize(
+    ("server", "expected"),
+    [("2026.01.0", cypher.VECTOR_SEARCH_CLAUSE), ("5.26.3", cypher.VECTOR_SEARCH_PROCEDURE)],
+)
+def test_vector_search_uses_the_search_clause_when_the_server_has_it(
+    server: str, expected: str
+) -> None:
+    driver = fake_driver(
+        {
+            cypher.SERVER_VERSION: lambda _: [{"version": server}],
+            expected: lambda p: [{"id": "G1", "score": 0.93}],
+        }
+    )
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    assert store.vector_search([0.1, 0.2], k=3) == [("G1", 0.93)]
+    call = driver.execute_query.call_args_list[-1]
+    assert call.args[0] == expected and call.kwargs["parameters_"] == {"vector": [0.1, 0.2], "k": 3}
+
+
+def test_fulltext_search_escapes_lucene_syntax() -> None:
+    driver = fake_driver({cypher.FULLTEXT_SEARCH: lambda p: [{"id": "GO:0006915", "score": 3.2}]})
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    assert store.fulltext_search("GO:0006915") == [("GO:0006915", 3.2)]
+    assert driver.execute_query.call_args_list[-1].kwargs["parameters_"] == {
+        "query": "GO\\:0006915",
+        "k": 10,
+    }
