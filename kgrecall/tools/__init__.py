@@ -1,8 +1,12 @@
-"""Retrieval tools: exact traversal of query trees, neural completion, one result model.
+"""Retrieval tools: traversal of query trees, fulltext and vector search, entity linking,
+neural completion, one result model, LangChain wrappers.
 
 Depends only on :mod:`kgrecall.kg`.
 """
 
+from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
+from kgrecall.tools.langchain import make_retrieval_tools
+from kgrecall.tools.linking import EntityLinker, LinkedEntity
 from kgrecall.tools.linkpred import (
     LinkPredictor,
     LinkPredictorError,
@@ -11,6 +15,7 @@ from kgrecall.tools.linkpred import (
     TrainingConfig,
 )
 from kgrecall.tools.query import (
+    SHAPES,
     TOPOLOGIES,
     EntityQuery,
     IntersectQuery,
@@ -21,35 +26,47 @@ from kgrecall.tools.query import (
     anchors,
     parse_query,
     projections,
+    sample_query,
     shape,
     topology,
 )
 from kgrecall.tools.results import Candidate, Evidence, EvidenceTriple, ToolName
 from kgrecall.tools.traversal import TraversalResult, execute_sets, traverse, validate_query
+from kgrecall.tools.vector import VectorIndex, embed
 
 __all__ = [
+    "SHAPES",
     "TOPOLOGIES",
     "Candidate",
+    "EntityLinker",
     "EntityQuery",
     "Evidence",
     "EvidenceTriple",
+    "FulltextIndex",
     "IntersectQuery",
     "LinkPredictor",
     "LinkPredictorError",
+    "LinkedEntity",
     "Prediction",
     "ProjectQuery",
     "QueryNode",
     "QueryTree",
     "RankMetrics",
+    "Suggestion",
     "ToolName",
     "TrainingConfig",
     "TraversalResult",
     "UnionQuery",
+    "VectorIndex",
     "anchors",
+    "embed",
     "execute_sets",
+    "make_retrieval_tools",
     "parse_query",
     "projections",
+    "sample_query",
     "shape",
+    "tokenize",
     "topology",
     "traverse",
     "validate_query",

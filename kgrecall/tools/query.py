@@ -13,9 +13,12 @@ the unit a conformal gate calibrates one threshold for.
 
 from __future__ import annotations
 
+import random
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from kgrecall.kg import GraphStore, KGError
 
 
 class _Node(BaseModel):
@@ -73,6 +76,7 @@ _TOPOLOGIES = {
     "p(u(p(e),p(e)))": "up",
 }
 TOPOLOGIES: tuple[str, ...] = tuple(_TOPOLOGIES.values())
+SHAPES: dict[str, str] = {name: signature for signature, name in _TOPOLOGIES.items()}
 QueryNode = EntityQuery | ProjectQuery | IntersectQuery | UnionQuery
 
 
@@ -117,3 +121,59 @@ def anchors(node: QueryNode) -> list[str]:
     if isinstance(node, ProjectQuery):
         return anchors(node.input)
     return [anchor for child in node.inputs for anchor in anchors(child)]
+
+
+def _branches(inner: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += (char == "(") - (char == ")")
+        current += char
+    return [*parts, current]
+
+
+def sample_query(
+    store: GraphStore, name: str, rng: random.Random, *, target: str | None = None
+) -> QueryNode:
+    """A random query of topology ``name`` whose answers include ``target`` (random if None).
+
+    Built backwards from the target: each projection follows a random edge at the current
+    entity (inverse when the edge points away from it); the first branch of a union is
+    grounded at the target, the others at random entities.
+    """
+    if name not in SHAPES:
+        raise KGError(f"unknown topology {name!r}; valid: {', '.join(TOPOLOGIES)}")
+    entities = sorted(node.id for node in store.nodes())
+    anchor = target if target is not None else rng.choice(entities)
+    return _grounded(store, SHAPES[name], anchor, rng, entities)
+
+
+def _grounded(
+    store: GraphStore, signature: str, target: str, rng: random.Random, entities: list[str]
+) -> QueryNode:
+    if signature == "e":
+        return EntityQuery(id=target)
+    inner = signature[2:-1]
+    if signature[0] == "p":
+        edges = store.neighbors(target, direction="both")
+        if not edges:
+            raise KGError(f"entity {target!r} has no edges to build a projection from")
+        edge = rng.choice(edges)
+        inverse = edge.head == target
+        source = edge.tail if inverse else edge.head
+        return ProjectQuery(
+            relation=edge.relation,
+            inverse=inverse,
+            input=_grounded(store, inner, source, rng, entities),
+        )
+    branches = _branches(inner)
+    if signature[0] == "i":
+        return IntersectQuery(inputs=[_grounded(store, b, target, rng, entities) for b in branches])
+    others = [rng.choice(entities) for _ in branches[1:]]
+    return UnionQuery(
+        inputs=[_grounded(store, branches[0], target, rng, entities)]
+        + [_grounded(store, b, o, rng, entities) for b, o in zip(branches[1:], others, strict=True)]
+    )

@@ -10,30 +10,20 @@ from pydantic import ValidationError
 from kgrecall.kg import GraphStore, KGError, NetworkXStore, Triple, UnknownEntityError
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools.query import (
+    SHAPES,
     TOPOLOGIES,
     EntityQuery,
     IntersectQuery,
     ProjectQuery,
     QueryNode,
-    UnionQuery,
     anchors,
     parse_query,
     projections,
+    sample_query,
     topology,
 )
 from kgrecall.tools.traversal import execute_sets, traverse
-
-SHAPES = {
-    "1p": "p(e)",
-    "2p": "p(p(e))",
-    "3p": "p(p(p(e)))",
-    "2i": "i(p(e),p(e))",
-    "3i": "i(p(e),p(e),p(e))",
-    "ip": "p(i(p(e),p(e)))",
-    "pi": "i(p(p(e)),p(e))",
-    "2u": "u(p(e),p(e))",
-    "up": "p(u(p(e),p(e)))",
-}
+from tests.conftest import small_store
 
 
 @pytest.fixture(scope="module")
@@ -56,41 +46,6 @@ def brute_force(triples: list[Triple], node: QueryNode) -> set[str]:
     return set.union(*sets)
 
 
-def _split(inner: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in inner:
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        depth += (char == "(") - (char == ")")
-        current += char
-    return [*parts, current]
-
-
-def grounded_query(store: NetworkXStore, shape: str, target: str, rng: random.Random) -> QueryNode:
-    """A random query of ``shape`` whose answers contain ``target`` (built backwards)."""
-    if shape == "e":
-        return EntityQuery(id=target)
-    inner = shape[2:-1]
-    if shape[0] == "p":
-        edges = store.neighbors(target, direction="both")
-        edge = rng.choice(edges)
-        inverse = edge.head == target
-        source = edge.tail if inverse else edge.head
-        return ProjectQuery(
-            relation=edge.relation, inverse=inverse, input=grounded_query(store, inner, source, rng)
-        )
-    branches = _split(inner)
-    if shape[0] == "i":
-        return IntersectQuery(inputs=[grounded_query(store, b, target, rng) for b in branches])
-    other = rng.choice(sorted(n.id for n in store.nodes()))
-    return UnionQuery(
-        inputs=[grounded_query(store, branches[0], target, rng)]
-        + [grounded_query(store, b, other, rng) for b in branches[1:]]
-    )
-
-
 @pytest.mark.parametrize("name", TOPOLOGIES)
 def test_traversal_equals_brute_force(umls: NetworkXStore, name: str) -> None:
     rng = random.Random(TOPOLOGIES.index(name))
@@ -98,7 +53,7 @@ def test_traversal_equals_brute_force(umls: NetworkXStore, name: str) -> None:
     entities = sorted(n.id for n in umls.nodes())
     for _ in range(25):
         target = rng.choice(entities)
-        query = grounded_query(umls, SHAPES[name], target, rng)
+        query = sample_query(umls, name, rng, target=target)
         assert topology(query) == name
         expected = brute_force(triples, query)
         assert target in expected
@@ -198,3 +153,5 @@ def test_topology_names_and_hops() -> None:
     )
     assert topology(odd) == "custom"
     assert set(SHAPES) == set(TOPOLOGIES)
+    with pytest.raises(KGError, match="unknown topology '4p'"):
+        sample_query(small_store(), "4p", random.Random(0))
