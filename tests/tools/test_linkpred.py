@@ -52,7 +52,9 @@ def test_fast_scoring_equals_pykeen_score_hrt(nations: NetworkXStore, model: str
     all_tails = predictor.raw_scores_all_tails(batch[:5, 0], batch[:5, 1])
     with torch.no_grad():
         reference_t = predictor.model.score_t(batch[:5, :2])
-    torch.testing.assert_close(all_tails, reference_t, rtol=1e-5, atol=1e-5)
+    # The all-tails path is a matrix product (‖x‖² + ‖t‖² − 2⟨x, t⟩ for RotatE): float32
+    # cancellation costs a few more digits than the direct difference.
+    torch.testing.assert_close(all_tails, reference_t, rtol=1e-4, atol=1e-4)
 
 
 def test_own_filtered_metrics_match_pykeen_evaluator(

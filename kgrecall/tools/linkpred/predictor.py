@@ -33,7 +33,12 @@ from tqdm import tqdm
 
 from kgrecall.kg import GraphStore, KGError, atomic_write_bytes
 from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
-from kgrecall.tools.linkpred.scoring import FAST_SCORERS, Scorer
+from kgrecall.tools.linkpred.scoring import (
+    ALL_TAILS_SCORERS,
+    FAST_SCORERS,
+    Scorer,
+    chunked_all_tails,
+)
 
 FORMAT = "kgrecall.linkpred"
 FORMAT_VERSION = 1
@@ -171,22 +176,29 @@ def _representations(model: Any, model_key: str) -> tuple[torch.Tensor, torch.Te
         return entity_repr, relation_repr, lambda h, r, t: interaction(h=h, r=r, t=t)
     if model_key in ("rotate", "complex"):
         entity_repr, relation_repr = _as_complex(entity_repr), _as_complex(relation_repr)
-    options = {
-        k: getattr(model.interaction, k)
-        for k in ("p", "power_norm")
-        if hasattr(model.interaction, k)
-    }
-    return entity_repr, relation_repr, fast(**options)
+    return entity_repr, relation_repr, fast(**_interaction_options(model))
+
+
+def _interaction_options(model: Any) -> dict[str, Any]:
+    interaction = model.interaction
+    return {k: getattr(interaction, k) for k in ("p", "power_norm") if hasattr(interaction, k)}
 
 
 def _all_tails_scorer(
-    entity_repr: torch.Tensor, relation_repr: torch.Tensor, scorer: Scorer
+    entity_repr: torch.Tensor,
+    relation_repr: torch.Tensor,
+    scorer: Scorer,
+    model_key: str,
+    options: dict[str, Any],
 ) -> AllTails:
+    """Scores of (anchor, relation) index pairs against every entity: a matrix product where
+    the model allows one (RotatE with p = 2, DistMult, ComplEx), else chunked broadcasting."""
+    factory = ALL_TAILS_SCORERS.get(model_key)
+    against_all = (factory(**options) if factory else None) or chunked_all_tails(scorer)
+
     def all_tails(anchors: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():
-            h = entity_repr[anchors].unsqueeze(1)
-            r = relation_repr[relations].unsqueeze(1)
-            return scorer(h, r, entity_repr.unsqueeze(0))
+            return against_all(entity_repr[anchors], relation_repr[relations], entity_repr)
 
     return all_tails
 
@@ -262,7 +274,13 @@ class LinkPredictor:
 
     def raw_scores_all_tails(self, heads: torch.Tensor, relations: torch.Tensor) -> torch.Tensor:
         """Scores against every entity, shape ``(len(heads), n_entities)``."""
-        all_tails = _all_tails_scorer(self._entity_repr, self._relation_repr, self._scorer)
+        all_tails = _all_tails_scorer(
+            self._entity_repr,
+            self._relation_repr,
+            self._scorer,
+            self.model_key,
+            _interaction_options(self.model),
+        )
         return all_tails(heads, relations)
 
     # -- public scoring -------------------------------------------------------------------
@@ -791,9 +809,10 @@ def _validation_mrr(
 ) -> float:
     """Filtered MRR on (at most 1,000 of) the validation triples, through the fast scorer."""
     sample = triples[:: max(1, len(triples) // 1000)]
-    return _filtered_metrics(
-        _all_tails_scorer(*_representations(model, model_key)), sample, known
-    ).mrr
+    entities, relations, scorer = _representations(model, model_key)
+    options = _interaction_options(model)
+    all_tails = _all_tails_scorer(entities, relations, scorer, model_key, options)
+    return _filtered_metrics(all_tails, sample, known).mrr
 
 
 def _filtered_metrics(

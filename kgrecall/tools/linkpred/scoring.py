@@ -50,3 +50,58 @@ FAST_SCORERS: dict[str, Callable[..., Scorer]] = {
     "distmult": lambda **_: distmult(),
     "complex": complex_,
 }
+
+
+#: Scores of ``(B, d)`` head and relation representations against all ``(N, d)`` entities.
+AllTailsScorer = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def _rotate_all(p: float = 2, power_norm: bool = False) -> AllTailsScorer | None:
+    """‖x − t‖² = ‖x‖² + ‖t‖² − 2·Re⟨x, t⟩ with x = h ∘ r: one matrix product, O(B·N) memory."""
+    if p != 2:
+        return None
+
+    def score(h: torch.Tensor, r: torch.Tensor, entities: torch.Tensor) -> torch.Tensor:
+        x = h * r
+        squared = (
+            x.abs().pow(2).sum(-1, keepdim=True)
+            + entities.abs().pow(2).sum(-1).unsqueeze(0)
+            - 2 * torch.real(x @ entities.conj().T)
+        ).clamp_min(0.0)
+        return -squared if power_norm else -squared.sqrt()
+
+    return score
+
+
+def _distmult_all(**_: object) -> AllTailsScorer:
+    return lambda h, r, entities: (h * r) @ entities.T
+
+
+def _complex_all(**_: object) -> AllTailsScorer:
+    return lambda h, r, entities: torch.real((h * r) @ entities.conj().T)
+
+
+#: Model name → factory of a matrix-product scorer against all entities (None: not available).
+ALL_TAILS_SCORERS: dict[str, Callable[..., AllTailsScorer | None]] = {
+    "rotate": _rotate_all,
+    "distmult": _distmult_all,
+    "complex": _complex_all,
+}
+
+
+def chunked_all_tails(scorer: Scorer, budget: int = 2**25) -> AllTailsScorer:
+    """Broadcast ``scorer`` against all entities in chunks of anchors that keep the
+    ``(chunk, N, d)`` intermediate under ``budget`` elements."""
+
+    def score(h: torch.Tensor, r: torch.Tensor, entities: torch.Tensor) -> torch.Tensor:
+        n, d = entities.shape[0], entities.shape[-1]
+        step = max(1, budget // max(1, n * d))
+        parts = [
+            scorer(
+                h[i : i + step].unsqueeze(1), r[i : i + step].unsqueeze(1), entities.unsqueeze(0)
+            )
+            for i in range(0, len(h), step)
+        ]
+        return torch.cat(parts) if parts else entities.new_zeros((0, n)).real
+
+    return score
