@@ -32,7 +32,14 @@ from kgrecall.kg.model import (
     validate_node,
 )
 from kgrecall.kg.records import content_hash, schema_to_record
-from kgrecall.kg.store import BFSResult, Direction, GraphMetadata, GraphStore, Path
+from kgrecall.kg.store import (
+    BFSResult,
+    Direction,
+    GraphMetadata,
+    GraphStore,
+    Path,
+    order_bfs_edges,
+)
 
 BATCH = 1_000
 #: The first Neo4j release whose Cypher has the SEARCH clause for vector indexes.
@@ -372,17 +379,7 @@ class Neo4jStore(GraphStore):
             for edge in found:
                 if edge.head in depth_of and edge.tail in depth_of:
                     edges[edge.triple] = edge
-        ordered = sorted(
-            edges.values(),
-            key=lambda e: (
-                min(depth_of[e.head], depth_of[e.tail]),
-                max(depth_of[e.head], depth_of[e.tail]),
-                e.head,
-                e.relation,
-                e.tail,
-            ),
-        )
-        return BFSResult(order, depth_of, ordered, truncated)
+        return BFSResult(order, depth_of, order_bfs_edges(edges.values(), depth_of), truncated)
 
     def lookup(self, text: str) -> list[Node]:
         query = text.strip()

@@ -33,7 +33,14 @@ from kgrecall.kg.model import (
     validate_node,
 )
 from kgrecall.kg.records import content_hash
-from kgrecall.kg.store import BFSResult, Direction, GraphMetadata, GraphStore, Path
+from kgrecall.kg.store import (
+    BFSResult,
+    Direction,
+    GraphMetadata,
+    GraphStore,
+    Path,
+    order_bfs_edges,
+)
 
 #: ``node → relation → neighbours``
 NodeIndex = dict[str, dict[str, set[str]]]
@@ -324,22 +331,13 @@ class NetworkXStore(GraphStore):
                 order.append(neighbour)
                 queue.append(neighbour)
         visited = set(order)
-        edges = sorted(
-            (
-                edge
-                for node in order
-                for edge in self.neighbors(node, direction="out")
-                if edge.tail in visited and (allowed is None or edge.relation in allowed)
-            ),
-            key=lambda e: (
-                min(depth_of[e.head], depth_of[e.tail]),
-                max(depth_of[e.head], depth_of[e.tail]),
-                e.head,
-                e.relation,
-                e.tail,
-            ),
+        edges = (
+            edge
+            for node in order
+            for edge in self.neighbors(node, direction="out")
+            if edge.tail in visited and (allowed is None or edge.relation in allowed)
         )
-        return BFSResult(order, depth_of, edges, truncated)
+        return BFSResult(order, depth_of, order_bfs_edges(edges, depth_of), truncated)
 
     def lookup(self, text: str) -> list[Node]:
         query = text.strip()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -45,6 +45,20 @@ class BFSResult:
     depth_of: dict[str, int]
     edges: list[Edge]
     truncated: bool
+
+
+def order_bfs_edges(edges: Iterable[Edge], depth_of: Mapping[str, int]) -> list[Edge]:
+    """BFS edges nearest first: by the depths of their ends, then head, relation, tail."""
+    return sorted(
+        edges,
+        key=lambda e: (
+            min(depth_of[e.head], depth_of[e.tail]),
+            max(depth_of[e.head], depth_of[e.tail]),
+            e.head,
+            e.relation,
+            e.tail,
+        ),
+    )
 
 
 @dataclass(slots=True)

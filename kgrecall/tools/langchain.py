@@ -89,40 +89,34 @@ def make_retrieval_tools(
         )
     ]
     if fulltext is not None:
-        index = fulltext
-
-        def kg_fulltext_search(
-            text: str, max_results: int = 10, node_types: list[str] | None = None
-        ) -> tuple[str, list[Candidate]]:
-            found = index.search(text, k=max_results, node_types=node_types)
-            return summarise(found, len(found)), found
-
         tools.append(
-            StructuredTool.from_function(
-                kg_fulltext_search,
-                name="kg_fulltext_search",
-                description="Find entities by name, synonym or id (BM25).",
-                args_schema=SearchArgs,
-                response_format="content_and_artifact",
+            _search_tool(
+                "kg_fulltext_search", "Find entities by name, synonym or id (BM25).", fulltext
             )
         )
     if vector is not None:
-        vectors = vector
-
-        def kg_vector_search(
-            text: str, max_results: int = 10, node_types: list[str] | None = None
-        ) -> tuple[str, list[Candidate]]:
-            found = vectors.search(text, k=max_results, node_types=node_types)
-            return summarise(found, len(found)), found
-
         tools.append(
-            StructuredTool.from_function(
-                kg_vector_search,
-                name="kg_vector_search",
-                description="Find entities whose names or descriptions mean something close "
-                "to the text (embedding similarity).",
-                args_schema=SearchArgs,
-                response_format="content_and_artifact",
+            _search_tool(
+                "kg_vector_search",
+                "Find entities whose names or descriptions mean something close to the text "
+                "(embedding similarity).",
+                vector,
             )
         )
     return tools
+
+
+def _search_tool(name: str, description: str, index: FulltextIndex | VectorIndex) -> BaseTool:
+    def search(
+        text: str, max_results: int = 10, node_types: list[str] | None = None
+    ) -> tuple[str, list[Candidate]]:
+        found = index.search(text, k=max_results, node_types=node_types)
+        return summarise(found, len(found)), found
+
+    return StructuredTool.from_function(
+        search,
+        name=name,
+        description=description,
+        args_schema=SearchArgs,
+        response_format="content_and_artifact",
+    )
