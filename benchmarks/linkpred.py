@@ -1,6 +1,10 @@
 """Link-prediction spike: accuracy, training time, model size and scoring latency.
 
     python benchmarks/linkpred.py [--datasets umls kinships nations demo] [--demo-budget 600]
+                                  [--budget SECONDS]
+
+Rows are kept in benchmarks/results/linkpred.json by label (dataset, plus the budget when one
+is set), so runs of single datasets add to the table instead of replacing it.
 
 Trains RotatE (dim 200, LCWA up to 2,000 entities, sLCWA above, early stopping on filtered
 validation MRR) per dataset and measures, in the same process, the fast scorer against
@@ -12,6 +16,7 @@ for one (h, r) on the demo KG p50 ≤ 10 ms.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -28,6 +33,7 @@ from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools.linkpred import LinkPredictor, TrainingConfig
 
 RESULTS = Path(__file__).resolve().parent / "results" / "linkpred.md"
+ROWS = RESULTS.with_suffix(".json")
 #: Published / previously measured anchors for comparison.
 ANCHORS = {"umls": "0.84–0.89 (H@10 ≈ 0.99)", "kinships": "≈ 0.84", "nations": "≈ 0.70"}
 
@@ -48,9 +54,9 @@ def load(name: str) -> NetworkXStore:
     return build_store([load_pykeen_dataset(name)], name=name)
 
 
-def run(name: str, demo_budget: float) -> dict[str, object]:
+def run(name: str, budget: float | None) -> dict[str, object]:
     store = load(name)
-    config = TrainingConfig(time_budget_s=demo_budget if name == "demo" else None)
+    config = TrainingConfig(time_budget_s=budget)
     predictor = LinkPredictor.train(store, config, progress=True)
     with tempfile.TemporaryDirectory() as folder:
         size_mb = predictor.save(Path(folder) / "m.pt").stat().st_size / 2**20
@@ -79,7 +85,8 @@ def run(name: str, demo_budget: float) -> dict[str, object]:
     all_tails_api_ms = p50_ms(lambda: predictor.predict_tails([head], relation, k=100))
     report = predictor.report
     return {
-        "dataset": name,
+        "dataset": name if budget is None else f"{name} (budget {budget:.0f} s)",
+        "command": "python benchmarks/linkpred.py " + " ".join(sys.argv[1:]),
         "entities": n_entities,
         "triples": report.n_train + report.n_valid + report.n_test,
         "loop": report.training_loop,
@@ -101,11 +108,12 @@ def run(name: str, demo_budget: float) -> dict[str, object]:
     }
 
 
-def write_report(rows: list[dict[str, object]], command: str) -> str:
+def write_report(rows: list[dict[str, object]]) -> str:
+    commands = sorted({str(r["command"]).strip() for r in rows})
     lines = [
         "# Link-prediction spike",
         "",
-        f"Command: `{command}`  ",
+        "Commands: " + ", ".join(f"`{c}`" for c in commands) + "  ",
         f"Machine: {platform.machine()}, {len(os.sched_getaffinity(0))} cores, torch "
         f"{torch.__version__}, CPU. RotatE, embedding dim 200, inverse relations, Adam lr 0.01, "
         "early stopping on filtered validation MRR (patience 3 × 10 epochs). Metrics: filtered, "
@@ -120,7 +128,8 @@ def write_report(rows: list[dict[str, object]], command: str) -> str:
         lines.append(
             f"| {r['dataset']} | {r['entities']:,} | {r['triples']:,} | {r['loop']} | "
             f"{r['epochs']} | {r['train_s']:.0f} | {r['mrr']:.3f} | {r['h1']:.3f} | "
-            f"{r['h3']:.3f} | {r['h10']:.3f} | {ANCHORS.get(str(r['dataset']), '—')} | "
+            f"{r['h3']:.3f} | {r['h10']:.3f} | "
+            f"{ANCHORS.get(str(r['dataset']).split(' ')[0], '—')} | "
             f"{r['ece']:.3f} | {r['params']:,} | {r['size_mb']:.1f} | {r['verdict']} |"
         )
     lines += [
@@ -151,16 +160,18 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--datasets", nargs="+", default=["umls", "kinships", "nations", "demo"])
-    parser.add_argument("--demo-budget", type=float, default=600.0, help="seconds")
+    parser.add_argument("--demo-budget", type=float, default=600.0, help="seconds (demo KG)")
+    parser.add_argument("--budget", type=float, default=None, help="seconds (other datasets)")
     args = parser.parse_args()
     torch.set_num_threads(len(os.sched_getaffinity(0)))
-    rows = []
+    rows = {str(r["dataset"]): r for r in json.loads(ROWS.read_text())} if ROWS.exists() else {}
     for name in args.datasets:
         print(f"== {name}", file=sys.stderr, flush=True)
-        rows.append(run(name, args.demo_budget))
-    command = "python benchmarks/linkpred.py " + " ".join(sys.argv[1:])
-    report = write_report(rows, command.strip())
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        row = run(name, args.demo_budget if name == "demo" else args.budget)
+        rows[str(row["dataset"])] = row
+        ROWS.parent.mkdir(parents=True, exist_ok=True)
+        ROWS.write_text(json.dumps(list(rows.values()), indent=1), encoding="utf-8")
+    report = write_report(list(rows.values()))
     RESULTS.write_text(report, encoding="utf-8")
     print(report)
 
