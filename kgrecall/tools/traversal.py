@@ -105,19 +105,35 @@ def traverse(
     notes: list[str] = []
     paths = _paths(store, node, max_intermediate, max_paths, notes)
     candidates = []
+    # Paths share their first hops; one (frozen) evidence triple per edge serves them all.
+    triples: dict[tuple[str, str, str], EvidenceTriple] = {}
+
+    def evidence_triple(edge: Edge) -> EvidenceTriple:
+        found = triples.get(edge.triple)
+        if found is None:
+            found = triples[edge.triple] = _evidence_triple(edge)
+        return found
+
     for answer, answer_paths in paths.items():
         entity = store.get_node(answer)
         scores = [_path_score(p) for p in answer_paths]
         ranked = [p for _, p in sorted(zip(scores, answer_paths, strict=True), key=lambda x: -x[0])]
+        # Built with model_construct: every value comes from the validated KG, and
+        # validating thousands of evidence paths per query would dominate traversal time.
         candidates.append(
-            Candidate(
+            Candidate.model_construct(
                 id=answer,
                 name=entity.name,
                 type=entity.type,
                 score=max(scores),
                 tools=["graph_traversal"],
                 evidence=[
-                    Evidence(kind="kg_path", triples=[EvidenceTriple.from_edge(e) for e in p])
+                    Evidence.model_construct(
+                        kind="kg_path",
+                        triples=[evidence_triple(e) for e in p],
+                        model_score=None,
+                        matched_text=None,
+                    )
                     for p in ranked
                 ],
                 evidence_truncated=len(answer_paths) >= max_paths,
@@ -126,6 +142,16 @@ def traverse(
     candidates.sort(key=lambda c: (-c.score, c.id))
     elapsed = (time.perf_counter() - start) * 1e3
     return TraversalResult(candidates, topology(node), notes, elapsed)
+
+
+def _evidence_triple(edge: Edge) -> EvidenceTriple:
+    return EvidenceTriple.model_construct(
+        head=edge.head,
+        relation=edge.relation,
+        tail=edge.tail,
+        sources=list(edge.sources),
+        confidence=edge.confidence,
+    )
 
 
 def _path_score(path: Path) -> float:

@@ -288,26 +288,27 @@ class LinkPredictor:
         """Calibrated probabilities for (head, relation, tail) labels."""
         if not triples:
             return []
-        ids = torch.tensor(
-            [
-                (self._entity_index(h), self._relation_index(r), self._entity_index(t))
-                for h, r, t in triples
-            ],
-            dtype=torch.long,
-        )
+        rows = [
+            (self._entity_index(h), self._relation_index(r), self._entity_index(t))
+            for h, r, t in triples
+        ]
+        ids = torch.tensor(rows, dtype=torch.long)
         scores = self.raw_scores(ids[:, 0], ids[:, 1], ids[:, 2])
-        probabilities = self.platt(scores)
+        probabilities = self.platt(scores).tolist()
+        proxies = self.proxy_basis
         return [
             Prediction(
                 h,
                 r,
                 t,
-                float(s),
-                float(p),
-                known=(int(row[0]), int(row[1]) // 2, int(row[2])) in self._known,
-                inductive_proxy=h in self.proxy_basis or t in self.proxy_basis,
+                score,
+                probability,
+                known=(row[0], row[1] // 2, row[2]) in self._known,
+                inductive_proxy=bool(proxies) and (h in proxies or t in proxies),
             )
-            for (h, r, t), s, p, row in zip(triples, scores, probabilities, ids, strict=True)
+            for (h, r, t), score, probability, row in zip(
+                triples, scores.tolist(), probabilities, rows, strict=True
+            )
         ]
 
     def predict_tails(
@@ -352,6 +353,7 @@ class LinkPredictor:
         for row, anchor in enumerate(anchors):
             anchor_index = int(anchor_ids[row])
             order = torch.argsort(scores[row], descending=True).tolist()
+            row_scores, row_probabilities = scores[row].tolist(), probabilities[row].tolist()
             predictions: list[Prediction] = []
             for other in order:
                 triple = (other, base, anchor_index) if inverse else (anchor_index, base, other)
@@ -365,8 +367,8 @@ class LinkPredictor:
                         head,
                         relation,
                         tail,
-                        float(scores[row, other]),
-                        float(probabilities[row, other]),
+                        row_scores[other],
+                        row_probabilities[other],
                         known=known,
                         inductive_proxy=head in self.proxy_basis or tail in self.proxy_basis,
                     )
