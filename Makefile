@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-slow lint typecheck format bench clean
+.PHONY: setup demo test test-slow validity lint typecheck format bench clean
 
 setup: $(STAMP)
 
@@ -23,6 +23,9 @@ test: setup
 
 test-slow: setup
 	$(BIN)/python -m pytest -m slow -q
+
+validity: setup
+	$(BIN)/python -m pytest -m slow -q tests/calibration
 
 lint: setup
 	$(BIN)/ruff check kgrecall tests benchmarks scripts

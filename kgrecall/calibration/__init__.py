@@ -1,6 +1,20 @@
-"""Query trees, synthetic calibration data, calibrators and the conformal gate.
+"""Calibration: risk-control rules today; query data, calibrators and the conformal gate next.
 
-Filled by the calibration issue; depends on :mod:`kgrecall.tools` and :mod:`kgrecall.kg`.
+Depends on :mod:`kgrecall.tools` and :mod:`kgrecall.kg` only.
 """
 
-__all__: list[str] = []
+from kgrecall.calibration.risk import (
+    crc_index,
+    hoeffding_bentkus_pvalue,
+    ltt_index,
+    risk_upper_bound,
+    split_conformal_quantile,
+)
+
+__all__ = [
+    "crc_index",
+    "hoeffding_bentkus_pvalue",
+    "ltt_index",
+    "risk_upper_bound",
+    "split_conformal_quantile",
+]
