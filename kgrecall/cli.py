@@ -8,20 +8,41 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
+from tqdm import tqdm
 
+from kgrecall.calibration import (
+    METHODS,
+    NO_PREDICTOR,
+    CalibratedAnswer,
+    CalibratedRetriever,
+    CalibrationSettings,
+    CalibrationStore,
+    ReducedGraph,
+    Stratum,
+    calibrate,
+    reduce_strata,
+    resolve_level,
+)
 from kgrecall.kg import (
     DEMO_NAME,
     DemoConfig,
     GraphStore,
     KGError,
+    KGLoadError,
     KGSchema,
     Workspace,
+    atomic_write_bytes,
     build_demo_kg,
     extract_subgraph,
 )
 from kgrecall.kg.loaders import LOADERS, build_store, get_loader, load_tsv
 from kgrecall.kg.neo4j_store import Neo4jStore
+from kgrecall.tools import TOPOLOGIES, QueryNode, parse_query
 from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
+
+#: The calibration store, shared by every KG of a workspace (records are keyed by KG).
+CALIBRATION_FILE = "calibration.sqlite"
 
 app = typer.Typer(help="Recall-calibrated answers over incomplete biomedical knowledge graphs.")
 kg_app = typer.Typer(help="Build, import and inspect knowledge graphs.", no_args_is_help=True)
@@ -269,6 +290,222 @@ def train(
     verdict = "GO" if test.go else "NO-GO"
     typer.echo(f"  verdict: {verdict} (needs MRR ≥ {GO_MRR} and Hits@10 ≥ {GO_HITS_AT_10})")
     typer.echo(f"  saved: {path}")
+
+
+def _load_predictor(
+    workspace: Workspace, kg: str, store: GraphStore, model: str, no_neural: bool
+) -> LinkPredictor | None:
+    if no_neural:
+        return None
+    path = model_path(workspace, kg, model)
+    if not path.is_file():
+        raise KGError(
+            f"KG {kg!r} has no trained {model} model ({path}); run `kgrecall train --kg {kg}` "
+            "or pass --no-neural for retrieval-only calibration"
+        )
+    return LinkPredictor.load(path, kg_version=store.version)
+
+
+def _calibration_predictor(
+    workspace: Workspace, kg: str, deployed: LinkPredictor, reduced: ReducedGraph
+) -> LinkPredictor:
+    """The predictor of one stratum: trained on its reduced graph (cached per graph version)."""
+    name = f"calibration-{deployed.model_key}-{reduced.store.version[:16]}.pt"
+    path = workspace.artifact_path(kg, "models", name)
+    if path.is_file():
+        return LinkPredictor.load(path, kg_version=reduced.store.version)
+    typer.echo(
+        f"training the calibration predictor on the graph hiding {reduced.hide_fraction:.0%} "
+        "of the edges (it must not see them)"
+    )
+    predictor = LinkPredictor.train(reduced.store, deployed.config)
+    predictor.save(path)
+    return predictor
+
+
+def calibration_store(workspace: Workspace) -> CalibrationStore:
+    return CalibrationStore(workspace.home / CALIBRATION_FILE)
+
+
+@app.command("calibrate")
+def calibrate_command(
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    topologies: Annotated[
+        list[str] | None, typer.Option("--topology", "-t", help="Repeat; default: all nine.")
+    ] = None,
+    alphas: Annotated[
+        list[float] | None,
+        typer.Option(
+            "--alpha", "-a", help="Risk level 1 − recall target; repeat (default 0.2, 0.1)."
+        ),
+    ] = None,
+    methods: Annotated[
+        list[str] | None, typer.Option("--method", "-m", help="crc, ltt or coverage; repeat.")
+    ] = None,
+    conditioning: Annotated[
+        str, typer.Option(help="Mondrian groups: none, relation or degree.")
+    ] = "none",
+    queries: Annotated[int, typer.Option(min=10, help="Calibration queries per topology.")] = 1000,
+    strata: Annotated[int, typer.Option(min=1, help="Missingness strata (10–40 % hidden).")] = 3,
+    model: Annotated[str, typer.Option(help="The trained model queries will use.")] = "RotatE",
+    no_neural: Annotated[bool, typer.Option(help="Calibrate retrieval only.")] = False,
+    seed: Annotated[int, typer.Option()] = 0,
+    home: HomeOption = None,
+) -> None:
+    """Calibrate the gate thresholds of a KG per topology and risk level; store them."""
+    chosen_methods = methods or ["crc"]
+    for method in chosen_methods:
+        if method not in METHODS:
+            raise KGError(f"invalid --method {method!r}; valid: {', '.join(METHODS)}")
+    if conditioning not in ("none", "relation", "degree"):
+        raise KGError(f"invalid --conditioning {conditioning!r}; valid: none, relation, degree")
+    chosen_topologies = topologies or list(TOPOLOGIES)
+    for name in chosen_topologies:
+        if name not in TOPOLOGIES:
+            raise KGError(f"invalid --topology {name!r}; valid: {', '.join(TOPOLOGIES)}")
+    workspace = Workspace(home)
+    store = workspace.load(kg)
+    deployed = _load_predictor(workspace, kg, store, model, no_neural)
+    reduced_graphs = reduce_strata(store, seed=seed, strata=strata)
+    layers = [
+        Stratum(r, None if deployed is None else _calibration_predictor(workspace, kg, deployed, r))
+        for r in reduced_graphs
+    ]
+    records = calibrate(
+        store,
+        layers,
+        kg_name=kg,
+        predictor_id=NO_PREDICTOR if deployed is None else deployed.identifier,
+        topologies=chosen_topologies,
+        alphas=alphas or [0.2, 0.1],
+        methods=chosen_methods,  # type: ignore[arg-type]
+        conditionings=[conditioning],  # type: ignore[list-item]
+        settings=CalibrationSettings(n_queries=queries, seed=seed),
+    )
+    target = calibration_store(workspace)
+    target.save(records)
+    typer.echo(f"calibrated KG {kg!r} version {store.version[:12]} → {target.path}")
+    typer.echo("  topology  target  method    thresholds by depth      est. recall  set size   n")
+    for record in records:
+        choice = record.pooled
+        thresholds = " ".join(f"{value:.3f}" for value in choice.thresholds)
+        typer.echo(
+            f"  {record.topology:<8}  {record.target_level:.2f}    {record.method:<8}  "
+            f"{thresholds:<24} {choice.estimated_recall:>10.3f}  {choice.mean_set_size:>8.1f}  "
+            f"{choice.n:>4}" + (f"  ({len(record.groups)} groups)" if record.groups else "")
+        )
+        if choice.note:
+            typer.echo(f"      note: {choice.note}")
+
+
+def _read_batch(path: Path) -> list[tuple[object, QueryNode]]:
+    """Every line of a batch file, validated before anything runs (errors name the line)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise KGError(f"{path}: cannot read the batch file ({error})") from None
+    batch: list[tuple[object, QueryNode]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise KGLoadError(path, f"not JSON ({error.msg})", line=number) from None
+        if not isinstance(record, dict) or "id" not in record or "query" not in record:
+            raise KGLoadError(path, 'expected {"id": ..., "query": {...}}', line=number)
+        try:
+            query = parse_query(record["query"])
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = "query." + ".".join(str(part) for part in first["loc"])
+            raise KGLoadError(path, first["msg"], line=number, field=field) from None
+        batch.append((record["id"], query))
+    if not batch:
+        raise KGError(f"{path}: no queries")
+    return batch
+
+
+def _answer_line(identifier: object, answer: CalibratedAnswer, max_results: int | None) -> str:
+    candidates = answer.candidates
+    kept = candidates if max_results is None else candidates[:max_results]
+    line: dict[str, object] = {
+        "id": identifier,
+        "answers": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "score": round(c.score, 6),
+                "tool": c.tools[-1] if c.tools else None,
+                "evidence": [t.model_dump() for e in c.evidence for t in e.triples],
+            }
+            for c in kept
+        ],
+        "completeness": answer.completeness.model_dump(),
+    }
+    if len(kept) < len(candidates):
+        line["truncated"] = {"returned": len(kept), "total": len(candidates)}
+    return json.dumps(line, ensure_ascii=False)
+
+
+@app.command("query")
+def query_command(
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    batch: Annotated[
+        Path | None, typer.Option(help='JSONL input: {"id": ..., "query": <QueryTree>} per line.')
+    ] = None,
+    query: Annotated[str | None, typer.Option(help="One QueryTree as JSON.")] = None,
+    output: Annotated[Path | None, typer.Option(help="JSONL output (default: stdout).")] = None,
+    level: Annotated[str, typer.Option(help="fast, thorough or exhaustive.")] = "fast",
+    recall_target: Annotated[
+        float | None, typer.Option(help="Overrides --level, e.g. 0.9.")
+    ] = None,
+    method: Annotated[str, typer.Option(help="Calibration method: crc, ltt or coverage.")] = "crc",
+    conditioning: Annotated[str, typer.Option(help="none, relation or degree.")] = "none",
+    max_results: Annotated[
+        int | None, typer.Option(min=1, help="Keep the best N answers (marked truncated).")
+    ] = None,
+    model: Annotated[str, typer.Option(help="Trained model to use.")] = "RotatE",
+    no_neural: Annotated[bool, typer.Option(help="Never use the link predictor.")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Answer QueryTrees at a completeness level; JSONL out with a completeness block each."""
+    if (batch is None) == (query is None):
+        raise KGError("give exactly one of --batch FILE or --query JSON")
+    if method not in METHODS:
+        raise KGError(f"invalid --method {method!r}; valid: {', '.join(METHODS)}")
+    if conditioning not in ("none", "relation", "degree"):
+        raise KGError(f"invalid --conditioning {conditioning!r}; valid: none, relation, degree")
+    resolve_level(level, recall_target)
+    if batch is not None:
+        items = _read_batch(batch)
+    else:
+        try:
+            items = [(1, parse_query(query or ""))]
+        except ValidationError as error:
+            raise KGError(f"--query: {error.errors()[0]['msg']}") from None
+    workspace = Workspace(home)
+    store = workspace.load(kg)
+    has_model = model_path(workspace, kg, model).is_file()
+    predictor = _load_predictor(workspace, kg, store, model, no_neural or not has_model)
+    retriever = CalibratedRetriever(
+        store,
+        kg_name=kg,
+        predictor=predictor,
+        calibrations=calibration_store(workspace),
+        method=method,
+        conditioning=conditioning,  # type: ignore[arg-type]
+    )
+    lines = []
+    for identifier, tree in tqdm(items, desc="queries", disable=len(items) < 2, file=sys.stderr):
+        answer = retriever.query(tree, level=level, recall_target=recall_target)
+        lines.append(_answer_line(identifier, answer, max_results))
+    text = "\n".join(lines) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write_bytes(output, text.encode("utf-8"))
+        typer.echo(f"{len(lines)} answers → {output}", err=True)
 
 
 def main() -> None:

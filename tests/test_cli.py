@@ -129,3 +129,63 @@ def test_train_prints_metrics_and_verdict_and_saves(isolated_home: Path) -> None
     refused = run_cli("train", "--kg", "nations", "--model", "GPT")
     assert refused.returncode == 2
     assert "unknown link-prediction model 'GPT'" in refused.stderr
+
+
+def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) -> None:
+    """A plain TSV graph goes all the way to calibrated answers with the CLI alone."""
+    from kgrecall.kg.loaders import build_store, load_pykeen_dataset
+
+    nations = build_store([load_pykeen_dataset("nations")], name="nations")
+    tsv = tmp_path / "observed.tsv"
+    tsv.write_text("".join(f"{h}\t{r}\t{t}\n" for h, r, t in sorted(nations.triples())))
+    imported = runner.invoke(
+        app, ["kg", "import", str(tsv), "--name", "nat", "--allow-new-relations"]
+    )
+    assert imported.exit_code == 0, imported.output
+    missing = runner.invoke(app, ["calibrate", "--kg", "nat"])
+    assert missing.exit_code != 0 and "kgrecall train --kg nat" in str(missing.exception)
+    trained = runner.invoke(app, ["train", "--kg", "nat", "--dim", "16", "--max-epochs", "10"])
+    assert trained.exit_code == 0, trained.output
+    calibrated = runner.invoke(
+        app,
+        ["calibrate", "--kg", "nat", "-t", "1p", "-t", "2i", "-a", "0.2", "--queries", "120",
+         "--strata", "2"],
+    )  # fmt: skip
+    assert calibrated.exit_code == 0, calibrated.output
+    assert "training the calibration predictor" in calibrated.output
+    assert "1p        0.80    crc" in calibrated.output
+
+    batch = tmp_path / "queries.jsonl"
+    one_hop = {"op": "project", "relation": "embassy", "input": {"op": "entity", "id": "uk"}}
+    two_hop = {"op": "project", "relation": "embassy", "input": one_hop}
+    batch.write_text(
+        json.dumps({"id": "a", "query": one_hop}) + "\n\n" + json.dumps({"id": 7, "query": two_hop})
+    )
+    output = tmp_path / "answers.jsonl"
+    answered = runner.invoke(
+        app,
+        ["query", "--kg", "nat", "--batch", str(batch), "--level", "thorough",
+         "--output", str(output), "--max-results", "3"],
+    )  # fmt: skip
+    assert answered.exit_code == 0, answered.output
+    first, second = (json.loads(line) for line in output.read_text().splitlines())
+    assert first["id"] == "a" and second["id"] == 7
+    assert 0 < len(first["answers"]) <= 3
+    answer = first["answers"][0]
+    assert set(answer) == {"id", "name", "score", "tool", "evidence"}
+    assert answer["tool"] in ("graph_traversal", "neural_completion")
+    assert answer["evidence"][0]["head"] == "uk" or answer["evidence"][0]["tail"] == "uk"
+    block = first["completeness"]
+    assert block["level"] == "thorough" and block["calibration_id"]
+    assert block["guarantee"].startswith("expected recall ≥ 0.80 (conformal risk control)")
+    assert 0 < block["estimated_recall"] <= 1
+    if "truncated" in first:
+        assert first["truncated"]["returned"] == 3
+    assert second["completeness"]["guarantee"].startswith("none: topology 2p is not calibrated")
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": 1, "query": one_hop}) + '\n{"id": 2, "query": {"op": "x"}}\n')
+    refused = run_cli("query", "--kg", "nat", "--batch", str(bad), "--home", str(isolated_home))
+    assert refused.returncode == 2
+    assert f"{bad}:2" in refused.stderr and "query" in refused.stderr
+    assert not (tmp_path / "nothing.jsonl").exists()

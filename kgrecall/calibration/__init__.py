@@ -1,14 +1,64 @@
-"""Calibration: synthetic calibration data and risk-control rules; the gate and store next.
+"""Calibration: synthetic calibration data, risk-control rules, the conformal gate, calibrators,
+the calibration store and calibrated querying.
 
 Depends on :mod:`kgrecall.tools` and :mod:`kgrecall.kg` only.
 """
 
+from kgrecall.calibration.calibrators import (
+    DEFAULT_GAMMAS,
+    METHODS,
+    Method,
+    ScoredQueries,
+    ThresholdChoice,
+    choose,
+    threshold_grid,
+)
 from kgrecall.calibration.data import (
     DEFAULT_HIDE_RANGE,
     CalibrationQuery,
     CalibrationSet,
+    ReducedGraph,
     hide_edges,
     make_calibration_set,
+    reduce_graph,
+    reduce_strata,
+)
+from kgrecall.calibration.evaluation import (
+    EVALUATION_HIDE_FRACTION,
+    OperatingMetrics,
+    evaluate_point,
+    evaluate_top_k,
+    split_graph,
+)
+from kgrecall.calibration.gate import (
+    DEFAULT_ROUTING_THRESHOLD,
+    PREDICTED_SOURCE,
+    ConformalGate,
+    GateConfig,
+    GateResult,
+    HopReport,
+    ScoredGraph,
+    cut_scores,
+    hop_thresholds,
+    levels,
+    power_scores,
+)
+from kgrecall.calibration.pipeline import (
+    CalibrationSettings,
+    Stratum,
+    build_calibrations,
+    calibrate,
+    group_key,
+    score_queries,
+    score_strata,
+)
+from kgrecall.calibration.retriever import (
+    LEVEL_ALPHA,
+    CalibratedAnswer,
+    CalibratedRetriever,
+    Completeness,
+    Level,
+    resolve_level,
 )
 from kgrecall.calibration.risk import (
     crc_index,
@@ -17,16 +67,65 @@ from kgrecall.calibration.risk import (
     risk_upper_bound,
     split_conformal_quantile,
 )
+from kgrecall.calibration.store import (
+    NO_PREDICTOR,
+    Calibration,
+    CalibrationStore,
+    Conditioning,
+)
 
 __all__ = [
+    "DEFAULT_GAMMAS",
     "DEFAULT_HIDE_RANGE",
+    "DEFAULT_ROUTING_THRESHOLD",
+    "EVALUATION_HIDE_FRACTION",
+    "LEVEL_ALPHA",
+    "METHODS",
+    "NO_PREDICTOR",
+    "PREDICTED_SOURCE",
+    "CalibratedAnswer",
+    "CalibratedRetriever",
+    "Calibration",
     "CalibrationQuery",
     "CalibrationSet",
+    "CalibrationSettings",
+    "CalibrationStore",
+    "Completeness",
+    "Conditioning",
+    "ConformalGate",
+    "GateConfig",
+    "GateResult",
+    "HopReport",
+    "Level",
+    "Method",
+    "OperatingMetrics",
+    "ReducedGraph",
+    "ScoredGraph",
+    "ScoredQueries",
+    "Stratum",
+    "ThresholdChoice",
+    "build_calibrations",
+    "calibrate",
+    "choose",
     "crc_index",
+    "cut_scores",
+    "evaluate_point",
+    "evaluate_top_k",
+    "group_key",
     "hide_edges",
     "hoeffding_bentkus_pvalue",
+    "hop_thresholds",
+    "levels",
     "ltt_index",
     "make_calibration_set",
+    "power_scores",
+    "reduce_graph",
+    "reduce_strata",
+    "resolve_level",
     "risk_upper_bound",
+    "score_queries",
+    "score_strata",
     "split_conformal_quantile",
+    "split_graph",
+    "threshold_grid",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+import numpy as np
 from tqdm import tqdm
 
 from kgrecall.kg import GraphStore, KGError, NetworkXStore, Triple
@@ -62,6 +63,53 @@ def hide_edges(
     return reduced, hidden
 
 
+@dataclass(frozen=True, slots=True)
+class ReducedGraph:
+    """The observed KG minus a seeded sample of hidden edges."""
+
+    store: NetworkXStore
+    hidden: frozenset[Triple]
+    hide_fraction: float
+    seed: int
+
+
+def reduce_graph(
+    observed: GraphStore,
+    *,
+    seed: int = 0,
+    hide_fraction: float | tuple[float, float] = DEFAULT_HIDE_RANGE,
+) -> ReducedGraph:
+    """Hide a fraction of ``observed``'s edges: a fixed value, or one drawn from a range."""
+    rng = random.Random(seed)
+    fraction = rng.uniform(*hide_fraction) if isinstance(hide_fraction, tuple) else hide_fraction
+    reduced, hidden = hide_edges(observed, fraction, rng)
+    return ReducedGraph(reduced, hidden, fraction, seed)
+
+
+def reduce_strata(
+    observed: GraphStore,
+    *,
+    seed: int = 0,
+    hide_range: tuple[float, float] = DEFAULT_HIDE_RANGE,
+    strata: int = 3,
+) -> list[ReducedGraph]:
+    """Reduced graphs hiding evenly spaced fractions of ``hide_range`` (its midpoint if one).
+
+    Calibrating on a mix of missingness levels makes the thresholds hold for a KG whose true
+    share of missing edges anywhere in the range — not only for one guessed value.
+    """
+    low, high = hide_range
+    if not 0.0 < low <= high < 1.0:
+        raise KGError(f"hide range must satisfy 0 < low ≤ high < 1, got {hide_range}")
+    if strata < 1:
+        raise KGError(f"strata must be positive, got {strata}")
+    fractions = [(low + high) / 2] if strata == 1 else np.linspace(low, high, strata).tolist()
+    return [
+        reduce_graph(observed, seed=seed * 1000 + index, hide_fraction=fraction)
+        for index, fraction in enumerate(fractions)
+    ]
+
+
 def make_calibration_set(
     observed: GraphStore,
     topology: str,
@@ -69,21 +117,24 @@ def make_calibration_set(
     *,
     seed: int = 0,
     hide_fraction: float | tuple[float, float] = DEFAULT_HIDE_RANGE,
+    reduced: ReducedGraph | None = None,
     max_answers: int = 100,
     max_attempts_per_query: int = 20,
     progress: bool = True,
 ) -> CalibrationSet:
     """``n_queries`` queries of ``topology`` with at most ``max_answers`` true answers each.
 
-    Seeded and reproducible. Queries whose observed answer set is larger than
+    Seeded and reproducible. ``reduced`` reuses a reduced graph (one per calibration run, so
+    that one link predictor trained on it serves every topology); otherwise one is made from
+    ``seed`` and ``hide_fraction``. Queries whose observed answer set is larger than
     ``max_answers`` are redrawn (up to ``max_attempts_per_query`` times each; then an error
     says so rather than returning fewer queries).
     """
     if n_queries < 1 or max_answers < 1:
         raise KGError("n_queries and max_answers must be positive")
-    rng = random.Random(seed)
-    fraction = rng.uniform(*hide_fraction) if isinstance(hide_fraction, tuple) else hide_fraction
-    reduced, hidden = hide_edges(observed, fraction, rng)
+    if reduced is None:
+        reduced = reduce_graph(observed, seed=seed, hide_fraction=hide_fraction)
+    rng = random.Random(f"{seed}:{topology}")
     queries: list[CalibrationQuery] = []
     for _ in tqdm(range(n_queries), desc=f"calibration queries {topology}", disable=not progress):
         for _attempt in range(max_attempts_per_query):
@@ -96,6 +147,8 @@ def make_calibration_set(
                 f"could not draw a {topology} query with ≤ {max_answers} answers in "
                 f"{max_attempts_per_query} attempts; raise max_answers"
             )
-        retrieved, _ = execute_sets(reduced, query)
+        retrieved, _ = execute_sets(reduced.store, query)
         queries.append(CalibrationQuery(query, topology, frozenset(answers), frozenset(retrieved)))
-    return CalibrationSet(topology, reduced, hidden, fraction, queries, seed)
+    return CalibrationSet(
+        topology, reduced.store, reduced.hidden, reduced.hide_fraction, queries, seed
+    )

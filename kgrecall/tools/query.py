@@ -14,6 +14,7 @@ the unit a conformal gate calibrates one threshold for.
 from __future__ import annotations
 
 import random
+import weakref
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -142,13 +143,30 @@ def sample_query(
 
     Built backwards from the target: each projection follows a random edge at the current
     entity (inverse when the edge points away from it); the first branch of a union is
-    grounded at the target, the others at random entities.
+    grounded at the target, the others at random entities. Random entities are drawn among
+    those with at least one edge.
     """
     if name not in SHAPES:
         raise KGError(f"unknown topology {name!r}; valid: {', '.join(TOPOLOGIES)}")
-    entities = sorted(node.id for node in store.nodes())
+    entities = _connected_entities(store)
+    if not entities:
+        raise KGError("the KG has no edges to sample queries from")
     anchor = target if target is not None else rng.choice(entities)
     return _grounded(store, SHAPES[name], anchor, rng, entities)
+
+
+_CONNECTED: weakref.WeakKeyDictionary[GraphStore, tuple[str, list[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _connected_entities(store: GraphStore) -> list[str]:
+    """Sorted ids of entities with at least one edge (cached per store and KG version)."""
+    cached = _CONNECTED.get(store)
+    if cached is None or cached[0] != store.version:
+        ids = sorted({e for edge in store.edges() for e in (edge.head, edge.tail)})
+        cached = _CONNECTED[store] = (store.version, ids)
+    return cached[1]
 
 
 def _grounded(

@@ -6,15 +6,9 @@ import random
 
 import pytest
 
-from kgrecall.calibration.data import hide_edges, make_calibration_set
+from kgrecall.calibration.data import hide_edges, make_calibration_set, reduce_strata
 from kgrecall.kg import KGError, NetworkXStore
-from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools import TOPOLOGIES, execute_sets
-
-
-@pytest.fixture(scope="module")
-def umls() -> NetworkXStore:
-    return build_store([load_pykeen_dataset("umls")], name="umls")
 
 
 def test_hide_edges_removes_exactly_the_fraction(umls: NetworkXStore) -> None:
@@ -59,3 +53,12 @@ def test_impossible_answer_bound_is_an_error(umls: NetworkXStore) -> None:
         make_calibration_set(
             umls, "3p", 3, seed=0, max_answers=1, max_attempts_per_query=2, progress=False
         )
+
+
+def test_strata_spread_the_hidden_fraction_over_the_range(umls: NetworkXStore) -> None:
+    strata = reduce_strata(umls, seed=2, strata=3)
+    assert [round(s.hide_fraction, 3) for s in strata] == [0.1, 0.25, 0.4]
+    assert len({s.store.version for s in strata}) == 3
+    assert [round(s.hide_fraction, 3) for s in reduce_strata(umls, strata=1)] == [0.25]
+    with pytest.raises(KGError, match="hide range"):
+        reduce_strata(umls, hide_range=(0.5, 0.2))

@@ -15,7 +15,9 @@ relations: by scoring ``(t, r⁻¹, ?)``.
 from __future__ import annotations
 
 import copy
+import hashlib
 import io
+import json
 import logging
 import math
 import random
@@ -55,6 +57,8 @@ GO_MRR = 0.3
 GO_HITS_AT_10 = 0.4
 #: Above this many entities the "auto" training loop uses negative sampling (sLCWA).
 LCWA_MAX_ENTITIES = 2_000
+#: Anchors scored against all entities at once by :meth:`LinkPredictor.top_tails_indexed`.
+_TOP_TAILS_CHUNK = 256
 
 TripleLabels = tuple[str, str, str]
 #: Scores of (anchor, relation) pairs against every entity: shape (batch, n_entities).
@@ -282,6 +286,38 @@ class LinkPredictor:
             _interaction_options(self.model),
         )
         return all_tails(heads, relations)
+
+    @property
+    def identifier(self) -> str:
+        """Names this trained model: architecture, KG version and training settings.
+
+        Calibrations are keyed by it, so retraining (other settings or another KG version)
+        invalidates them.
+        """
+        settings = json.dumps(_config_to_dict(self.config), sort_keys=True, default=str)
+        digest = hashlib.sha256(settings.encode()).hexdigest()[:8]
+        return f"{SUPPORTED_MODELS[self.model_key]}:{self.kg_version[:12]}:{digest}"
+
+    def top_tails_indexed(
+        self, anchors: Sequence[str], relation: str, *, inverse: bool, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best-scoring entities for each anchor, as (entity indices, probabilities).
+
+        Both arrays have shape ``(len(anchors), min(k, n_entities))``, best first; indices
+        point into :attr:`entities`. Anchors are scored in chunks, so memory stays bounded.
+        """
+        relation_index = self._relation_index(relation, inverse=inverse)
+        anchor_ids = torch.tensor([self._entity_index(a) for a in anchors], dtype=torch.long)
+        width = min(k, len(self.entities))
+        indices = np.empty((len(anchors), width), dtype=np.int64)
+        probabilities = np.empty((len(anchors), width), dtype=np.float32)
+        for start in range(0, len(anchors), _TOP_TAILS_CHUNK):
+            chunk = anchor_ids[start : start + _TOP_TAILS_CHUNK]
+            scores = self.raw_scores_all_tails(chunk, torch.full_like(chunk, relation_index))
+            best, where = torch.topk(scores, width, dim=1)
+            indices[start : start + len(chunk)] = where.numpy()
+            probabilities[start : start + len(chunk)] = self.platt(best).numpy()
+        return indices, probabilities
 
     # -- public scoring -------------------------------------------------------------------
     def score(self, triples: Sequence[TripleLabels]) -> list[Prediction]:

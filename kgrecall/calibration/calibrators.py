@@ -1,0 +1,288 @@
+"""Calibrators: pick the gate thresholds of one topology from scored calibration queries.
+
+A grid point is a pair (γ, t): hop scores are transformed by ``s ↦ s^(e^{γ·d})`` (d = hop
+depth; :func:`~kgrecall.calibration.gate.power_scores`) and an answer is kept when its score is
+≥ t — equivalently each hop of depth d runs with threshold ``λ_d = t^(e^{−γ·d})``. For a fixed
+γ the sets are nested in t: that is the one-dimensional nested path the risk-control rules need.
+The t grid runs from 1 (retrieved facts only, best first) through δ (all retrieved facts) down
+into the predictions, and ends at t = 0: "return every entity", whose loss is 0 by design.
+
+Methods (MAPIE's vocabulary: ``alpha`` = 1 − target level, ``delta`` = 1 − confidence level):
+
+- ``crc`` — conformal risk control on the false-negative rate. With one γ (``gamma=0``: one
+  scalar threshold for all hops) the path is fixed in advance. With several γ (the vector
+  form, as ConRAD), γ is chosen on a separate ``fit_fraction`` of the queries (smallest mean
+  set meeting α there) and CRC runs on the rest. Guarantee: E[recall] ≥ 1 − α.
+- ``ltt`` — Learn-then-Test over the whole (γ, t) grid: Hoeffding–Bentkus p-values, fixed-
+  sequence testing along t within each γ at level δ/|Γ| (Bonferroni across γ); among the
+  certified points the smallest mean set wins. Guarantee: P(risk ≤ α) ≥ 1 − δ.
+- ``coverage`` — split conformal on each query's best true answer: P(S ∩ Y ≠ ∅) ≥ 1 − α.
+
+``estimated_recall`` is 1 − a Hoeffding–Bentkus upper confidence bound on the risk at the
+chosen point, made simultaneous over every grid point the method looked at (δ divided by
+their number), so choosing the point on the same data does not make it optimistic. It holds
+with probability ≥ 1 − δ; it is never the raw calibration mean.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from kgrecall.calibration.gate import hop_thresholds
+from kgrecall.calibration.risk import (
+    crc_index,
+    ltt_index,
+    risk_upper_bound,
+    split_conformal_quantile,
+)
+from kgrecall.kg import KGError
+
+Method = Literal["crc", "ltt", "coverage"]
+METHODS: tuple[Method, ...] = ("crc", "ltt", "coverage")
+#: Directions of the threshold vector (γ); γ = 0 is the scalar threshold.
+DEFAULT_GAMMAS: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
+
+
+def threshold_grid(routing_threshold: float, *, retrieval_points: int = 6) -> np.ndarray:
+    """Descending t values: 1 → δ through retrieved facts, δ → 0.002·δ through predictions,
+    then 0 ("everything"). Index 0 is the smallest set."""
+    retrieved = np.linspace(1.0, routing_threshold, retrieval_points)
+    predicted = routing_threshold * np.geomspace(0.96, 0.002, 48)
+    return np.concatenate([retrieved, predicted, [0.0]])
+
+
+@dataclass(slots=True)
+class ScoredQueries:
+    """Per calibration query and per γ: the scores of its true answers and of its whole set.
+
+    ``answer_scores[g][i]`` is sorted ascending; ``set_scores[g][i]`` holds the non-zero
+    scores of every entity, sorted ascending (the set at t > 0 is those ≥ t; at t = 0 it is
+    all ``n_entities``). Only one operating point per query needs them, so evaluation
+    (:mod:`kgrecall.calibration.evaluation`) reuses them for every method and target.
+    """
+
+    topology: str
+    gammas: tuple[float, ...]
+    depths: int
+    n_entities: int
+    answer_scores: list[list[np.ndarray]]
+    set_scores: list[list[np.ndarray]]
+    groups: dict[str, list[str]]
+    #: Scores of the hard answers (those retrieval alone misses), sorted, per γ and query.
+    hard_scores: list[list[np.ndarray]]
+
+    @property
+    def n(self) -> int:
+        return len(self.answer_scores[0])
+
+    @classmethod
+    def concat(cls, parts: Sequence[ScoredQueries]) -> ScoredQueries:
+        """Queries of one topology scored on several strata, as one set."""
+        if not parts:
+            raise KGError("nothing to concatenate")
+        first = parts[0]
+        if any(p.gammas != first.gammas or p.topology != first.topology for p in parts):
+            raise KGError("scored queries differ in topology or directions")
+        if any(p.n_entities != first.n_entities for p in parts):
+            raise KGError("scored queries come from graphs with different entity sets")
+        gammas = range(len(first.gammas))
+        kinds = {kind for p in parts for kind in p.groups}
+        return cls(
+            first.topology,
+            first.gammas,
+            max(p.depths for p in parts),
+            first.n_entities,
+            [[a for p in parts for a in p.answer_scores[g]] for g in gammas],
+            [[a for p in parts for a in p.set_scores[g]] for g in gammas],
+            {kind: [k for p in parts for k in p.groups[kind]] for kind in kinds},
+            [[a for p in parts for a in p.hard_scores[g]] for g in gammas],
+        )
+
+    def only(self, gammas: Sequence[float]) -> ScoredQueries:
+        """The same queries with only the given directions (e.g. ``(0.0,)``: scalar)."""
+        keep = [self.gammas.index(gamma) for gamma in gammas]
+        return ScoredQueries(
+            self.topology,
+            tuple(gammas),
+            self.depths,
+            self.n_entities,
+            [self.answer_scores[g] for g in keep],
+            [self.set_scores[g] for g in keep],
+            self.groups,
+            [self.hard_scores[g] for g in keep],
+        )
+
+    def losses(self, gamma_index: int, grid: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """False-negative rate of each query in ``rows`` at each t of ``grid``."""
+        answers = self.answer_scores[gamma_index]
+        return np.stack(
+            [np.searchsorted(answers[i], grid, side="left") / len(answers[i]) for i in rows]
+        )
+
+    def set_sizes(self, gamma_index: int, grid: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Answer-set size of each query in ``rows`` at each t of ``grid``."""
+        sets = self.set_scores[gamma_index]
+        sizes = np.stack(
+            [len(sets[i]) - np.searchsorted(sets[i], grid, side="left") for i in rows]
+        ).astype(float)
+        sizes[:, grid == 0.0] = self.n_entities
+        return sizes
+
+
+class ThresholdChoice(BaseModel):
+    """One calibrated operating point and what the calibration data say about it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gamma: float
+    t: float
+    thresholds: list[float]
+    n: int
+    risk_hat: float
+    risk_upper: float
+    estimated_recall: float
+    mean_set_size: float
+    everything: bool
+    note: str | None = None
+
+    def thresholds_by_depth(self) -> dict[int, float]:
+        return dict(enumerate(self.thresholds))
+
+
+def choose(
+    data: ScoredQueries,
+    method: Method,
+    alpha: float,
+    *,
+    delta: float = 0.1,
+    rows: Sequence[int] | None = None,
+    grid: np.ndarray,
+    fit_fraction: float = 0.3,
+    seed: int = 0,
+) -> ThresholdChoice:
+    """Calibrate ``method`` at level ``alpha`` on the queries ``rows`` (default: all)."""
+    if method not in METHODS:
+        raise KGError(f"unknown calibration method {method!r}; valid: {', '.join(METHODS)}")
+    if not 0.0 < alpha < 1.0 or not 0.0 < delta < 1.0:
+        raise KGError(f"alpha and delta must be in (0, 1), got {alpha}, {delta}")
+    selected = np.arange(data.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    if len(selected) == 0:
+        raise KGError("no calibration queries to calibrate on")
+    if method == "coverage":
+        return _coverage(data, alpha, delta, selected, grid)
+    if method == "ltt":
+        return _ltt(data, alpha, delta, selected, grid)
+    return _crc(data, alpha, delta, selected, grid, fit_fraction, seed)
+
+
+def _crc(
+    data: ScoredQueries,
+    alpha: float,
+    delta: float,
+    rows: np.ndarray,
+    grid: np.ndarray,
+    fit_fraction: float,
+    seed: int,
+) -> ThresholdChoice:
+    gamma_index = 0
+    if len(data.gammas) > 1:
+        permuted = np.random.default_rng(seed).permutation(rows)
+        n_fit = int(len(rows) * fit_fraction)
+        if n_fit < 1 or n_fit >= len(rows):
+            raise KGError(f"fit_fraction {fit_fraction} leaves no queries to fit or to certify")
+        fit, rows = permuted[:n_fit], permuted[n_fit:]
+        gamma_index = min(
+            range(len(data.gammas)),
+            key=lambda g: _fit_size(data, g, alpha, fit, grid),
+        )
+    losses = data.losses(gamma_index, grid, rows)
+    try:
+        index, note = crc_index(losses, alpha), None
+    except KGError as error:  # too few queries: "everything" (loss 0) is the only safe point
+        index, note = len(grid) - 1, f"{error}; returning every entity"
+    return _point(data, gamma_index, index, grid, rows, delta / len(grid), note)
+
+
+def _fit_size(
+    data: ScoredQueries, gamma_index: int, alpha: float, rows: np.ndarray, grid: np.ndarray
+) -> float:
+    """Mean set size at the empirical CRC point of one γ on the fitting queries."""
+    losses = data.losses(gamma_index, grid, rows)
+    try:
+        index = crc_index(losses, alpha)
+    except KGError:
+        index = len(grid) - 1
+    return float(data.set_sizes(gamma_index, grid[index : index + 1], rows).mean())
+
+
+def _ltt(
+    data: ScoredQueries, alpha: float, delta: float, rows: np.ndarray, grid: np.ndarray
+) -> ThresholdChoice:
+    certified: list[tuple[float, int, int]] = []
+    for gamma_index in range(len(data.gammas)):
+        losses = data.losses(gamma_index, grid, rows)
+        try:
+            index = ltt_index(losses, alpha, delta / len(data.gammas))
+        except KGError:
+            continue
+        size = float(data.set_sizes(gamma_index, grid[index : index + 1], rows).mean())
+        certified.append((size, gamma_index, index))
+    n_points = len(grid) * len(data.gammas)
+    if not certified:
+        note = f"LTT certifies no grid point at alpha={alpha} with n={len(rows)}"
+        zero = data.gammas.index(0.0) if 0.0 in data.gammas else 0
+        return _point(data, zero, len(grid) - 1, grid, rows, delta / n_points, note)
+    _, gamma_index, index = min(certified)
+    return _point(data, gamma_index, index, grid, rows, delta / n_points, None)
+
+
+def _coverage(
+    data: ScoredQueries, alpha: float, delta: float, rows: np.ndarray, grid: np.ndarray
+) -> ThresholdChoice:
+    gamma_index = data.gammas.index(0.0) if 0.0 in data.gammas else 0
+    best = np.array([data.answer_scores[gamma_index][i][-1] for i in rows])
+    # Nonconformity = −(best true answer's score): covered iff that score ≥ t = −quantile.
+    quantile = split_conformal_quantile(-best, alpha)
+    t = 0.0 if math.isinf(quantile) else max(0.0, -quantile)
+    note = None if not math.isinf(quantile) else f"n={len(rows)} too small for alpha={alpha}"
+    # estimated_recall at t uses the nearest grid point with a set no larger (conservative).
+    index = int(np.flatnonzero(grid >= t)[-1]) if t > 0 else len(grid) - 1
+    point = _point(data, gamma_index, index, grid, rows, delta / len(grid), note)
+    size = float(data.set_sizes(gamma_index, np.array([t]), rows).mean())
+    thresholds = hop_thresholds(data.gammas[gamma_index], t, data.depths)
+    return point.model_copy(
+        update={"t": t, "thresholds": thresholds, "mean_set_size": size, "everything": t == 0}
+    )
+
+
+def _point(
+    data: ScoredQueries,
+    gamma_index: int,
+    index: int,
+    grid: np.ndarray,
+    rows: np.ndarray,
+    bound_delta: float,
+    note: str | None,
+) -> ThresholdChoice:
+    gamma, t = data.gammas[gamma_index], float(grid[index])
+    point = grid[index : index + 1]
+    losses = data.losses(gamma_index, point, rows)[:, 0]
+    upper = risk_upper_bound(losses, bound_delta)
+    return ThresholdChoice(
+        gamma=gamma,
+        t=t,
+        thresholds=hop_thresholds(gamma, t, data.depths),
+        n=len(rows),
+        risk_hat=float(losses.mean()),
+        risk_upper=upper,
+        estimated_recall=1.0 - upper,
+        mean_set_size=float(data.set_sizes(gamma_index, point, rows).mean()),
+        everything=t == 0.0,
+        note=note,
+    )

@@ -1,0 +1,162 @@
+"""Calibrated querying: a QueryTree at a completeness level → gated answers + completeness.
+
+Levels (DESIGN §5): ``fast`` is retrieval only with no guarantee; ``thorough`` targets recall
+0.8 (α = 0.2); ``exhaustive`` 0.9 (α = 0.1). An explicit ``recall_target`` overrides the level.
+The thresholds come from the calibration of the query's topology at the largest calibrated
+α ≤ the requested one (a stricter calibration still honours the request). Without a valid
+calibration — stale KG version, another link predictor, uncalibrated topology or target — the
+query runs retrieval-only and says ``guarantee: none`` with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel
+
+from kgrecall.calibration.calibrators import Method
+from kgrecall.calibration.gate import ConformalGate, GateConfig, GateResult, ScoredGraph
+from kgrecall.calibration.pipeline import group_key
+from kgrecall.calibration.store import NO_PREDICTOR, CalibrationStore, Conditioning
+from kgrecall.kg import GraphStore, KGError
+from kgrecall.tools import Candidate, LinkPredictor, QueryNode, topology
+
+Level = Literal["fast", "thorough", "exhaustive"]
+#: Risk level α of each completeness level (fast: no calibration, retrieval only).
+LEVEL_ALPHA: dict[str, float] = {"fast": 1.0, "thorough": 0.2, "exhaustive": 0.1}
+
+
+class Completeness(BaseModel):
+    """How complete an answer set is claimed to be, and on what grounds."""
+
+    level: Level | Literal["custom"]
+    recall_target: float | None
+    estimated_recall: float | None
+    guarantee: str
+    method: Method | None = None
+    neural_augmented: bool
+    retrieval_only_hops: int
+    hybrid_hops: int
+    calibration_id: str | None = None
+    calibration_group: str | None = None
+    thresholds: list[float]
+
+
+@dataclass(slots=True)
+class CalibratedAnswer:
+    """Gated answers with their completeness block and the gate's per-hop record."""
+
+    candidates: list[Candidate]
+    completeness: Completeness
+    gate: GateResult
+
+
+def resolve_level(
+    level: str, recall_target: float | None
+) -> tuple[Level | Literal["custom"], float]:
+    """(level label, α): a recall target overrides the level."""
+    if level not in LEVEL_ALPHA:
+        raise KGError(f"unknown completeness level {level!r}; valid: {', '.join(LEVEL_ALPHA)}")
+    if recall_target is None:
+        return level, LEVEL_ALPHA[level]  # type: ignore[return-value]
+    if not 0.0 < recall_target <= 1.0:
+        raise KGError(f"recall_target must be in (0, 1], got {recall_target}")
+    alpha = round(1.0 - recall_target, 10)
+    named = next((name for name, a in LEVEL_ALPHA.items() if abs(a - alpha) < 1e-9), "custom")
+    return named, alpha  # type: ignore[return-value]
+
+
+class CalibratedRetriever:
+    """Answers QueryTrees on one KG with its link predictor and calibrations."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        *,
+        kg_name: str,
+        predictor: LinkPredictor | None = None,
+        calibrations: CalibrationStore | None = None,
+        gate: GateConfig | None = None,
+        method: Method = "crc",
+        conditioning: Conditioning = "none",
+    ) -> None:
+        self.store = store
+        self.kg_name = kg_name
+        self.predictor = predictor
+        self.calibrations = calibrations
+        self.method: Method = method
+        self.conditioning: Conditioning = conditioning
+        self.gate = ConformalGate(ScoredGraph(store, predictor, gate))
+
+    @property
+    def predictor_id(self) -> str:
+        return NO_PREDICTOR if self.predictor is None else self.predictor.identifier
+
+    def query(
+        self,
+        query: QueryNode,
+        *,
+        level: str = "fast",
+        recall_target: float | None = None,
+        method: Method | None = None,
+    ) -> CalibratedAnswer:
+        """Run ``query`` at the requested completeness."""
+        label, alpha = resolve_level(level, recall_target)
+        chosen_method: Method = method or self.method
+        target = None if alpha >= 1.0 else 1.0 - alpha
+        if alpha >= 1.0:
+            return self._uncalibrated(
+                query, label, target, "fast level: retrieval only, best effort"
+            )
+        if self.calibrations is None:
+            return self._uncalibrated(query, label, target, "no calibration store configured")
+        name = topology(query)
+        found = self.calibrations.find(
+            kg_name=self.kg_name,
+            kg_version=self.store.version,
+            predictor_id=self.predictor_id,
+            topology=name,
+            alpha=alpha,
+            method=chosen_method,
+            conditioning=self.conditioning,
+        )
+        if isinstance(found, str):
+            return self._uncalibrated(query, label, target, found)
+        group = group_key(self.store, query, self.conditioning)
+        choice, used_group = found.choice_for(group)
+        result = self.gate.run(query, choice.thresholds_by_depth())
+        completeness = Completeness(
+            level=label,
+            recall_target=target,
+            estimated_recall=round(choice.estimated_recall, 4),
+            guarantee=found.guarantee(choice),
+            method=found.method,
+            neural_augmented=result.neural_augmented,
+            retrieval_only_hops=result.retrieval_only_hops,
+            hybrid_hops=result.hybrid_hops,
+            calibration_id=found.id,
+            calibration_group=used_group,
+            thresholds=choice.thresholds,
+        )
+        return CalibratedAnswer(result.candidates, completeness, result)
+
+    def _uncalibrated(
+        self,
+        query: QueryNode,
+        label: Level | Literal["custom"],
+        target: float | None,
+        reason: str,
+    ) -> CalibratedAnswer:
+        result = self.gate.run(query)
+        completeness = Completeness(
+            level=label,
+            recall_target=target,
+            estimated_recall=None,
+            guarantee=f"none: {reason}",
+            neural_augmented=False,
+            retrieval_only_hops=result.retrieval_only_hops,
+            hybrid_hops=0,
+            thresholds=[self.gate.routing_threshold] * (1 + max(h.depth for h in result.hops)),
+        )
+        return CalibratedAnswer(result.candidates, completeness, result)

@@ -1,0 +1,229 @@
+"""The calibration record and where it lives: a SQLite file, one row per calibration.
+
+A row is keyed by (KG name, KG version, link-predictor id, topology, α, method, conditioning);
+recalibrating replaces the row in one transaction, so a reader sees the old record or the new
+one, never half of either. A lookup for a KG version, predictor or topology without a record —
+or with records only at larger α — returns the reason instead, which the caller reports as
+``guarantee: none``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from kgrecall.calibration.calibrators import Method, ThresholdChoice
+from kgrecall.kg import KGError
+
+Conditioning = Literal["none", "relation", "degree"]
+#: Predictor id recorded when calibration (and querying) runs without a link predictor.
+NO_PREDICTOR = "none"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calibrations (
+    id TEXT PRIMARY KEY,
+    kg_name TEXT NOT NULL,
+    kg_version TEXT NOT NULL,
+    predictor_id TEXT NOT NULL,
+    topology TEXT NOT NULL,
+    alpha REAL NOT NULL,
+    method TEXT NOT NULL,
+    conditioning TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL,
+    UNIQUE (kg_name, kg_version, predictor_id, topology, alpha, method, conditioning)
+)
+"""
+
+
+class Calibration(BaseModel):
+    """Calibrated gate thresholds for one (KG version, predictor, topology, α, method)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kg_name: str
+    kg_version: str
+    predictor_id: str
+    topology: str
+    alpha: float
+    delta: float
+    method: Method
+    conditioning: Conditioning
+    routing_threshold: float
+    pooled: ThresholdChoice
+    groups: dict[str, ThresholdChoice]
+    n_queries: int
+    hide_fractions: list[float]
+    seed: int
+    seconds: float
+    created_at: str
+
+    @property
+    def target_level(self) -> float:
+        """The recall (or coverage) level this calibration targets: 1 − α."""
+        return 1.0 - self.alpha
+
+    @property
+    def confidence_level(self) -> float:
+        return 1.0 - self.delta
+
+    def choice_for(self, group: str | None) -> tuple[ThresholdChoice, str | None]:
+        """The group's thresholds when it had its own calibration, else the pooled ones."""
+        if group is not None and group in self.groups:
+            return self.groups[group], group
+        return self.pooled, None
+
+    def guarantee(self, choice: ThresholdChoice) -> str:
+        """What is guaranteed, over which queries, and under which assumption."""
+        over = f"{self.topology} queries"
+        if choice is not self.pooled:
+            over += f" of {self.conditioning} group"
+        if self.method == "crc":
+            what = f"expected recall ≥ {self.target_level:.2f} (conformal risk control)"
+        elif self.method == "ltt":
+            what = (
+                f"with probability ≥ {self.confidence_level:.2f}, expected recall ≥ "
+                f"{self.target_level:.2f} (Learn-then-Test, Hoeffding–Bentkus)"
+            )
+        else:
+            what = (
+                f"P(at least one true answer returned) ≥ {self.target_level:.2f} "
+                "(split conformal coverage)"
+            )
+        fractions = "/".join(f"{f:.0%}" for f in self.hide_fractions)
+        return (
+            f"{what} over {over}, calibrated on n={choice.n} synthetic queries of KG "
+            f"{self.kg_name} version {self.kg_version[:12]}; assumes new queries are "
+            f"exchangeable with them and the KG's gaps are like the simulated ones "
+            f"({fractions} of edges hidden at random)"
+        )
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class CalibrationStore:
+    """SQLite-backed store of :class:`Calibration` records."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._cache: tuple[tuple[int, int], list[Calibration]] | None = None
+        with self._connect() as connection:
+            connection.execute(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        try:
+            connection = sqlite3.connect(self.path, timeout=30)
+        except sqlite3.Error as error:
+            raise KGError(f"{self.path}: cannot open the calibration store ({error})") from None
+        try:
+            with connection:  # commits on success, rolls back on error
+                yield connection
+        except sqlite3.DatabaseError as error:
+            raise KGError(f"{self.path}: calibration store error ({error})") from None
+        finally:
+            connection.close()
+
+    def save(self, calibrations: list[Calibration]) -> None:
+        """Insert or replace the records, all in one transaction."""
+        with self._connect() as connection:
+            for record in calibrations:
+                connection.execute(
+                    "DELETE FROM calibrations WHERE kg_name = ? AND kg_version = ? AND "
+                    "predictor_id = ? AND topology = ? AND alpha = ? AND method = ? AND "
+                    "conditioning = ?",
+                    (
+                        record.kg_name, record.kg_version, record.predictor_id, record.topology,
+                        record.alpha, record.method, record.conditioning,
+                    ),
+                )  # fmt: skip
+                connection.execute(
+                    "INSERT INTO calibrations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        record.id, record.kg_name, record.kg_version, record.predictor_id,
+                        record.topology, record.alpha, record.method, record.conditioning,
+                        record.created_at, record.model_dump_json(),
+                    ),
+                )  # fmt: skip
+
+    def all(self, kg_name: str | None = None) -> list[Calibration]:
+        """Every record (of one KG), newest first.
+
+        Records are parsed once and cached until the file changes (queries look them up
+        on every call; another process recalibrating is picked up on the next lookup).
+        """
+        status = self.path.stat()
+        key = (status.st_mtime_ns, status.st_size)
+        if self._cache is None or self._cache[0] != key:
+            with self._connect() as connection:
+                rows = connection.execute(
+                    "SELECT record FROM calibrations ORDER BY created_at DESC"
+                ).fetchall()
+            self._cache = (key, [self._parse(row[0]) for row in rows])
+        records = self._cache[1]
+        return records if kg_name is None else [r for r in records if r.kg_name == kg_name]
+
+    def get(self, calibration_id: str) -> Calibration | None:
+        with self._connect() as connection:
+            row = connection.execute(
+                "SELECT record FROM calibrations WHERE id = ?", (calibration_id,)
+            ).fetchone()
+        return None if row is None else self._parse(row[0])
+
+    def find(
+        self,
+        *,
+        kg_name: str,
+        kg_version: str,
+        predictor_id: str,
+        topology: str,
+        alpha: float,
+        method: Method,
+        conditioning: Conditioning = "none",
+    ) -> Calibration | str:
+        """The valid record with the largest calibrated α ≤ ``alpha``, or why there is none."""
+        candidates = [c for c in self.all(kg_name) if c.method == method]
+        if not candidates:
+            return f"KG {kg_name!r} has no {method} calibration (run kgrecall calibrate)"
+        current = [c for c in candidates if c.kg_version == kg_version]
+        if not current:
+            return (
+                f"the calibrations of KG {kg_name!r} are for another KG version "
+                f"({candidates[0].kg_version[:12]}, now {kg_version[:12]}): stale, recalibrate"
+            )
+        same_model = [c for c in current if c.predictor_id == predictor_id]
+        if not same_model:
+            return (
+                f"no calibration for link predictor {predictor_id} (calibrated with "
+                f"{current[0].predictor_id}); recalibrate after training"
+            )
+        same_topology = [
+            c for c in same_model if c.topology == topology and c.conditioning == conditioning
+        ]
+        if not same_topology:
+            calibrated = sorted({c.topology for c in same_model})
+            return f"topology {topology} is not calibrated (calibrated: {', '.join(calibrated)})"
+        valid = [c for c in same_topology if c.alpha <= alpha + 1e-12]
+        if not valid:
+            smallest = min(c.alpha for c in same_topology)
+            return (
+                f"no {topology} calibration at recall target ≥ {1 - alpha:.2f} (the strictest "
+                f"calibrated target is {1 - smallest:.2f}); calibrate with --alphas {alpha:g}"
+            )
+        return max(valid, key=lambda c: (c.alpha, c.created_at))
+
+    def _parse(self, text: str) -> Calibration:
+        try:
+            return Calibration.model_validate_json(text)
+        except ValidationError as error:
+            raise KGError(f"{self.path}: unreadable calibration record ({error})") from None

@@ -1,0 +1,135 @@
+"""CalibrationStore: keyed records, replacement in one transaction, honest lookups."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from kgrecall.calibration import Calibration, CalibrationStore, ThresholdChoice
+from kgrecall.kg import KGError
+
+CHOICE = ThresholdChoice(
+    gamma=0.0,
+    t=0.3,
+    thresholds=[0.3, 0.3],
+    n=500,
+    risk_hat=0.08,
+    risk_upper=0.12,
+    estimated_recall=0.88,
+    mean_set_size=12.5,
+    everything=False,
+)
+
+
+def record(**changes: object) -> Calibration:
+    values: dict[str, object] = {
+        "id": "c1",
+        "kg_name": "demo",
+        "kg_version": "v1" * 32,
+        "predictor_id": "RotatE:abc:1",
+        "topology": "2p",
+        "alpha": 0.1,
+        "delta": 0.1,
+        "method": "crc",
+        "conditioning": "none",
+        "routing_threshold": 0.5,
+        "pooled": CHOICE,
+        "groups": {},
+        "n_queries": 500,
+        "hide_fractions": [0.1, 0.25, 0.4],
+        "seed": 0,
+        "seconds": 3.2,
+        "created_at": "2026-11-29T10:00:00+00:00",
+    }
+    values.update(changes)
+    return Calibration.model_validate(values)
+
+
+def find(store: CalibrationStore, **changes: object) -> Calibration | str:
+    key: dict[str, object] = {
+        "kg_name": "demo",
+        "kg_version": "v1" * 32,
+        "predictor_id": "RotatE:abc:1",
+        "topology": "2p",
+        "alpha": 0.1,
+        "method": "crc",
+    }
+    key.update(changes)
+    return store.find(**key)  # type: ignore[arg-type]
+
+
+def test_round_trip_and_replacement(tmp_path: Path) -> None:
+    store = CalibrationStore(tmp_path / "c.sqlite")
+    store.save([record()])
+    assert find(store) == record()
+    store.save([record(id="c2", created_at="2026-11-29T11:00:00+00:00", seconds=1.0)])
+    assert [r.id for r in store.all()] == ["c2"]  # same key: replaced, not duplicated
+    assert store.get("c2") is not None and store.get("c1") is None
+    reopened = CalibrationStore(tmp_path / "c.sqlite")
+    assert find(reopened) == store.get("c2")
+
+
+def test_the_largest_calibrated_alpha_not_above_the_request_is_used(tmp_path: Path) -> None:
+    store = CalibrationStore(tmp_path / "c.sqlite")
+    store.save([record(id="a05", alpha=0.05), record(id="a10", alpha=0.1)])
+    assert isinstance(found := find(store, alpha=0.2), Calibration) and found.id == "a10"
+    assert isinstance(found := find(store, alpha=0.07), Calibration) and found.id == "a05"
+    reason = find(store, alpha=0.01)
+    assert isinstance(reason, str) and "strictest calibrated target is 0.95" in reason
+
+
+@pytest.mark.parametrize(
+    ("key", "reason"),
+    [
+        ({"kg_name": "other"}, "has no crc calibration"),
+        ({"method": "ltt"}, "has no ltt calibration"),
+        ({"kg_version": "v2" * 32}, "another KG version"),
+        ({"predictor_id": "ComplEx:abc:2"}, "no calibration for link predictor ComplEx"),
+        ({"topology": "3p"}, "topology 3p is not calibrated (calibrated: 2p)"),
+    ],
+)
+def test_missing_calibrations_give_the_reason(
+    tmp_path: Path, key: dict[str, object], reason: str
+) -> None:
+    store = CalibrationStore(tmp_path / "c.sqlite")
+    store.save([record()])
+    found = find(store, **key)
+    assert isinstance(found, str) and reason in found
+
+
+def test_a_failed_save_leaves_the_previous_records(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    store = CalibrationStore(path)
+    store.save([record()])
+    # A duplicate id inside one save violates the primary key mid-transaction.
+    duplicate = [record(id="new", topology="1p"), record(id="new", topology="3p")]
+    with pytest.raises(KGError, match="calibration store error"):
+        store.save(duplicate)
+    assert [r.id for r in store.all()] == ["c1"]
+
+
+def test_corrupt_record_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    store = CalibrationStore(path)
+    store.save([record()])
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE calibrations SET record = '{\"id\": 1}'")
+    with pytest.raises(KGError, match="unreadable calibration record"):
+        CalibrationStore(path).all()
+
+
+def test_guarantee_text_names_what_over_what_and_assumptions() -> None:
+    crc = record()
+    text = crc.guarantee(crc.pooled)
+    assert "expected recall ≥ 0.90" in text and "2p queries" in text and "n=500" in text
+    assert "10%/25%/40% of edges hidden" in text and "exchangeable" in text
+    ltt = record(method="ltt", delta=0.05)
+    assert "with probability ≥ 0.95" in ltt.guarantee(ltt.pooled)
+    coverage = record(method="coverage")
+    assert "at least one true answer" in coverage.guarantee(coverage.pooled)
+    grouped = record(conditioning="degree", groups={"degree≥5": CHOICE.model_copy()})
+    choice, group = grouped.choice_for("degree≥5")
+    assert group == "degree≥5" and "degree group" in grouped.guarantee(choice)
+    assert grouped.choice_for("degree≥125") == (grouped.pooled, None)
