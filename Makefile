@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-slow validity lint typecheck format bench clean
+.PHONY: setup demo test test-slow validity lint typecheck format bench bench-completeness clean
 
 setup: $(STAMP)
 
@@ -40,6 +40,10 @@ format: setup
 
 bench: setup
 	$(BIN)/python benchmarks/kg_io.py
+
+# Calibrated recall vs target on UMLS and the demo KG (trains 8 predictors; about an hour).
+bench-completeness: setup
+	$(BIN)/python benchmarks/completeness.py --datasets umls demo
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

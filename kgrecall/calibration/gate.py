@@ -65,7 +65,7 @@ class GateConfig:
     """The routing threshold and the bounds on neural expansion (see the module docstring)."""
 
     routing_threshold: float = DEFAULT_ROUTING_THRESHOLD
-    neural_top_k: int = 32
+    neural_top_k: int = 100
     neural_min_probability: float = 0.01
     max_neural_inputs: int = 256
 

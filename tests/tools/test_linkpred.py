@@ -203,3 +203,28 @@ def test_platt_scaling_recovers_a_known_logistic_map() -> None:
     assert expected_calibration_error(torch.full((1000,), 0.9), torch.zeros(1000)) == pytest.approx(
         0.9
     )
+
+
+def test_tagged_splits_move_unseen_valid_and_test_triples_into_training(
+    nations: NetworkXStore,
+) -> None:
+    """A reduced graph keeps the edges' split tags; triples training lacks go to training."""
+    edges = list(nations.edges())
+    rare = next(
+        r for r in sorted({e.relation for e in edges})
+        if any(e.relation == r and e.properties["split"] != "train" for e in edges)
+    )  # fmt: skip
+    reduced = NetworkXStore(nations.schema, nations.metadata)
+    reduced.add_nodes(nations.nodes())
+    reduced.add_edges(
+        e for e in edges if not (e.relation == rare and e.properties["split"] == "train")
+    )
+    moved = sum(e.relation == rare for e in reduced.edges())
+    config = TrainingConfig(embedding_dim=8, max_epochs=1, eval_every=1)
+    predictor = LinkPredictor.train(reduced, config, progress=False)
+    report = predictor.report
+    assert report.n_train + report.n_valid + report.n_test == reduced.number_of_edges()
+    tagged_train = sum(e.properties["split"] == "train" for e in reduced.edges())
+    # Only as many as needed: once one triple of the relation is in training, others may stay.
+    assert tagged_train < report.n_train <= tagged_train + moved
+    assert rare in predictor.relations

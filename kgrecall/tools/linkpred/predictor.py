@@ -660,10 +660,12 @@ def _resolve_splits(
             raise LinkPredictorError(f"KG {store.metadata.name!r} has no edges to train on")
         tagged = [e.properties.get("split") for e in edges]
         if all(tag in ("train", "valid", "test") for tag in tagged):
-            split = {
-                name: [e.triple for e in edges if e.properties["split"] == name]
-                for name in ("train", "valid", "test")
-            }
+            split = _cleanup(
+                {
+                    name: [e.triple for e in edges if e.properties["split"] == name]
+                    for name in ("train", "valid", "test")
+                }
+            )
         else:
             split = _random_split([e.triple for e in edges], settings.split_ratios, settings.seed)
     for name, part in split.items():
@@ -690,6 +692,29 @@ def _resolve_splits(
                 f"e.g. {unseen[0]}"
             )
     return split
+
+
+def _cleanup(split: dict[str, list[TripleLabels]]) -> dict[str, list[TripleLabels]]:
+    """Move valid/test triples whose entity or relation training lacks into training.
+
+    Tagged splits lose training triples when edges are removed (a reduced calibration graph,
+    an imported subset); PyKEEN's "cleanup" does the same.
+    """
+    train = list(split["train"])
+    entities = {e for h, _, t in train for e in (h, t)}
+    relations = {r for _, r, _ in train}
+    kept: dict[str, list[TripleLabels]] = {"train": train}
+    for name in ("valid", "test"):
+        kept[name] = []
+        for triple in split[name]:
+            h, r, t = triple
+            if h in entities and t in entities and r in relations:
+                kept[name].append(triple)
+            else:
+                train.append(triple)
+                entities.update((h, t))
+                relations.add(r)
+    return kept
 
 
 def _random_split(
