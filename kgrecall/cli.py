@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -327,20 +328,42 @@ def calibration_store(workspace: Workspace) -> CalibrationStore:
     return CalibrationStore(workspace.home / CALIBRATION_FILE)
 
 
+def _split(values: list[str] | None) -> list[str]:
+    """Repeated and comma-separated option values, in order."""
+    return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
+
+
+def _choices(values: list[str] | None, option: str, valid: Sequence[str]) -> list[str]:
+    chosen = _split(values)
+    for value in chosen:
+        if value not in valid:
+            raise KGError(f"invalid {option} value {value!r}; valid: {', '.join(valid)}")
+    return chosen
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise KGError(f"invalid --alphas value {text!r}: not a number") from None
+    if not 0.0 < value < 1.0:
+        raise KGError(f"invalid --alphas value {value}: must be in (0, 1)")
+    return value
+
+
 @app.command("calibrate")
 def calibrate_command(
     kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
     topologies: Annotated[
-        list[str] | None, typer.Option("--topology", "-t", help="Repeat; default: all nine.")
+        list[str] | None,
+        typer.Option("--topologies", "-t", help="e.g. 1p,2p,2i (or repeat); default: all nine."),
     ] = None,
     alphas: Annotated[
-        list[float] | None,
-        typer.Option(
-            "--alpha", "-a", help="Risk level 1 − recall target; repeat (default 0.2, 0.1)."
-        ),
+        list[str] | None,
+        typer.Option("--alphas", "-a", help="Risk levels 1 − recall target; default 0.2,0.1."),
     ] = None,
     methods: Annotated[
-        list[str] | None, typer.Option("--method", "-m", help="crc, ltt or coverage; repeat.")
+        list[str] | None, typer.Option("--methods", "-m", help="crc, ltt, coverage; default crc.")
     ] = None,
     conditioning: Annotated[
         str, typer.Option(help="Mondrian groups: none, relation or degree.")
@@ -353,16 +376,11 @@ def calibrate_command(
     home: HomeOption = None,
 ) -> None:
     """Calibrate the gate thresholds of a KG per topology and risk level; store them."""
-    chosen_methods = methods or ["crc"]
-    for method in chosen_methods:
-        if method not in METHODS:
-            raise KGError(f"invalid --method {method!r}; valid: {', '.join(METHODS)}")
+    chosen_methods = _choices(methods, "--methods", METHODS) or ["crc"]
     if conditioning not in ("none", "relation", "degree"):
         raise KGError(f"invalid --conditioning {conditioning!r}; valid: none, relation, degree")
-    chosen_topologies = topologies or list(TOPOLOGIES)
-    for name in chosen_topologies:
-        if name not in TOPOLOGIES:
-            raise KGError(f"invalid --topology {name!r}; valid: {', '.join(TOPOLOGIES)}")
+    chosen_topologies = _choices(topologies, "--topologies", TOPOLOGIES) or list(TOPOLOGIES)
+    chosen_alphas = [_alpha(value) for value in _split(alphas)] or [0.2, 0.1]
     workspace = Workspace(home)
     store = workspace.load(kg)
     deployed = _load_predictor(workspace, kg, store, model, no_neural)
@@ -377,7 +395,7 @@ def calibrate_command(
         kg_name=kg,
         predictor_id=NO_PREDICTOR if deployed is None else deployed.identifier,
         topologies=chosen_topologies,
-        alphas=alphas or [0.2, 0.1],
+        alphas=chosen_alphas,
         methods=chosen_methods,  # type: ignore[arg-type]
         conditionings=[conditioning],  # type: ignore[list-item]
         settings=CalibrationSettings(n_queries=queries, seed=seed),

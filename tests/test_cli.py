@@ -148,12 +148,17 @@ def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) ->
     assert trained.exit_code == 0, trained.output
     calibrated = runner.invoke(
         app,
-        ["calibrate", "--kg", "nat", "-t", "1p", "-t", "2i", "-a", "0.2", "--queries", "120",
+        ["calibrate", "--kg", "nat", "--topologies", "1p,2i", "-a", "0.2", "--queries", "120",
          "--strata", "2"],
     )  # fmt: skip
     assert calibrated.exit_code == 0, calibrated.output
     assert "training the calibration predictor" in calibrated.output
     assert "1p        0.80    crc" in calibrated.output
+    refused_topology = run_cli(
+        "calibrate", "--kg", "nat", "-t", "1p,4p", "--home", str(isolated_home)
+    )
+    assert refused_topology.returncode == 2
+    assert "invalid --topologies value '4p'; valid: 1p, 2p" in refused_topology.stderr
 
     batch = tmp_path / "queries.jsonl"
     one_hop = {"op": "project", "relation": "embassy", "input": {"op": "entity", "id": "uk"}}
