@@ -70,6 +70,7 @@ from kgrecall.calibration.risk import (
 from kgrecall.calibration.store import (
     NO_PREDICTOR,
     Calibration,
+    CalibrationKey,
     CalibrationStore,
     Conditioning,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "CalibratedAnswer",
     "CalibratedRetriever",
     "Calibration",
+    "CalibrationKey",
     "CalibrationQuery",
     "CalibrationSet",
     "CalibrationSettings",

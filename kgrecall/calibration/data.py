@@ -119,7 +119,7 @@ def make_calibration_set(
     hide_fraction: float | tuple[float, float] = DEFAULT_HIDE_RANGE,
     reduced: ReducedGraph | None = None,
     max_answers: int = 100,
-    max_attempts_per_query: int = 20,
+    max_attempts_per_query: int = 200,
     progress: bool = True,
 ) -> CalibrationSet:
     """``n_queries`` queries of ``topology`` with at most ``max_answers`` true answers each.

@@ -14,7 +14,7 @@ import hashlib
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 
 import numpy as np
 from tqdm import tqdm
@@ -34,7 +34,13 @@ from kgrecall.calibration.data import (
     make_calibration_set,
 )
 from kgrecall.calibration.gate import GateConfig, ScoredGraph, levels, power_scores
-from kgrecall.calibration.store import NO_PREDICTOR, Calibration, Conditioning, now_iso
+from kgrecall.calibration.store import (
+    NO_PREDICTOR,
+    Calibration,
+    CalibrationKey,
+    Conditioning,
+    now_iso,
+)
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.tools import LinkPredictor, ProjectQuery, QueryNode, anchors
 
@@ -261,13 +267,12 @@ def build_calibrations(
             for conditioning in conditionings:
                 start = time.perf_counter()
                 pooled, groups = _choose_all(scored, method, alpha, settings, grid, conditioning)
-                records.append(
-                    _record(
-                        kg_name, kg_version, predictor_id, scored.topology, alpha, method,
-                        conditioning, settings, pooled, groups, hide_fractions,
-                        seconds + time.perf_counter() - start,
-                    )
+                key = CalibrationKey(
+                    kg_name, kg_version, predictor_id, scored.topology, alpha, method,
+                    conditioning,
                 )  # fmt: skip
+                elapsed = seconds + time.perf_counter() - start
+                records.append(_record(key, settings, pooled, groups, hide_fractions, elapsed))
     return records
 
 
@@ -298,13 +303,7 @@ def _choose_all(
 
 
 def _record(
-    kg_name: str,
-    kg_version: str,
-    predictor_id: str,
-    topology: str,
-    alpha: float,
-    method: Method,
-    conditioning: Conditioning,
+    key: CalibrationKey,
     settings: CalibrationSettings,
     pooled: ThresholdChoice,
     groups: dict[str, ThresholdChoice],
@@ -312,18 +311,11 @@ def _record(
     seconds: float,
 ) -> Calibration:
     created = now_iso()
-    key = f"{kg_name}|{kg_version}|{predictor_id}|{topology}|{alpha}|{method}|{conditioning}"
-    identifier = hashlib.sha256(f"{key}|{created}".encode()).hexdigest()[:16]
+    identifier = hashlib.sha256(f"{astuple(key)}|{created}".encode()).hexdigest()[:16]
     return Calibration(
         id=identifier,
-        kg_name=kg_name,
-        kg_version=kg_version,
-        predictor_id=predictor_id,
-        topology=topology,
-        alpha=alpha,
+        **asdict(key),
         delta=settings.delta,
-        method=method,
-        conditioning=conditioning,
         routing_threshold=settings.gate.routing_threshold,
         pooled=pooled,
         groups=groups,

@@ -18,7 +18,12 @@ from pydantic import BaseModel
 from kgrecall.calibration.calibrators import Method
 from kgrecall.calibration.gate import ConformalGate, GateConfig, GateResult, ScoredGraph
 from kgrecall.calibration.pipeline import group_key
-from kgrecall.calibration.store import NO_PREDICTOR, CalibrationStore, Conditioning
+from kgrecall.calibration.store import (
+    NO_PREDICTOR,
+    CalibrationKey,
+    CalibrationStore,
+    Conditioning,
+)
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.tools import Candidate, LinkPredictor, QueryNode, topology
 
@@ -113,14 +118,11 @@ class CalibratedRetriever:
             return self._uncalibrated(query, label, target, "no calibration store configured")
         name = topology(query)
         found = self.calibrations.find(
-            kg_name=self.kg_name,
-            kg_version=self.store.version,
-            predictor_id=self.predictor_id,
-            topology=name,
-            alpha=alpha,
-            method=chosen_method,
-            conditioning=self.conditioning,
-        )
+            CalibrationKey(
+                self.kg_name, self.store.version, self.predictor_id, name, alpha,
+                chosen_method, self.conditioning,
+            )
+        )  # fmt: skip
         if isinstance(found, str):
             return self._uncalibrated(query, label, target, found)
         group = group_key(self.store, query, self.conditioning)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import astuple, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -42,6 +43,19 @@ CREATE TABLE IF NOT EXISTS calibrations (
 """
 
 
+@dataclass(frozen=True, slots=True)
+class CalibrationKey:
+    """What a calibration is for: one row of the store per key."""
+
+    kg_name: str
+    kg_version: str
+    predictor_id: str
+    topology: str
+    alpha: float
+    method: Method
+    conditioning: Conditioning = "none"
+
+
 class Calibration(BaseModel):
     """Calibrated gate thresholds for one (KG version, predictor, topology, α, method)."""
 
@@ -64,6 +78,13 @@ class Calibration(BaseModel):
     seed: int
     seconds: float
     created_at: str
+
+    @property
+    def key(self) -> CalibrationKey:
+        return CalibrationKey(
+            self.kg_name, self.kg_version, self.predictor_id, self.topology, self.alpha,
+            self.method, self.conditioning,
+        )  # fmt: skip
 
     @property
     def target_level(self) -> float:
@@ -138,23 +159,17 @@ class CalibrationStore:
         """Insert or replace the records, all in one transaction."""
         with self._connect() as connection:
             for record in calibrations:
+                key = astuple(record.key)
                 connection.execute(
                     "DELETE FROM calibrations WHERE kg_name = ? AND kg_version = ? AND "
                     "predictor_id = ? AND topology = ? AND alpha = ? AND method = ? AND "
                     "conditioning = ?",
-                    (
-                        record.kg_name, record.kg_version, record.predictor_id, record.topology,
-                        record.alpha, record.method, record.conditioning,
-                    ),
-                )  # fmt: skip
+                    key,
+                )
                 connection.execute(
                     "INSERT INTO calibrations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        record.id, record.kg_name, record.kg_version, record.predictor_id,
-                        record.topology, record.alpha, record.method, record.conditioning,
-                        record.created_at, record.model_dump_json(),
-                    ),
-                )  # fmt: skip
+                    (record.id, *key, record.created_at, record.model_dump_json()),
+                )
 
     def all(self, kg_name: str | None = None) -> list[Calibration]:
         """Every record (of one KG), newest first.
@@ -180,18 +195,12 @@ class CalibrationStore:
             ).fetchone()
         return None if row is None else self._parse(row[0])
 
-    def find(
-        self,
-        *,
-        kg_name: str,
-        kg_version: str,
-        predictor_id: str,
-        topology: str,
-        alpha: float,
-        method: Method,
-        conditioning: Conditioning = "none",
-    ) -> Calibration | str:
-        """The valid record with the largest calibrated α ≤ ``alpha``, or why there is none."""
+    def find(self, wanted: CalibrationKey) -> Calibration | str:
+        """The valid record with the largest calibrated α ≤ ``wanted.alpha``, or why there is
+        none."""
+        kg_name, kg_version, predictor_id = wanted.kg_name, wanted.kg_version, wanted.predictor_id
+        topology, alpha, method = wanted.topology, wanted.alpha, wanted.method
+        conditioning = wanted.conditioning
         candidates = [c for c in self.all(kg_name) if c.method == method]
         if not candidates:
             return f"KG {kg_name!r} has no {method} calibration (run kgrecall calibrate)"

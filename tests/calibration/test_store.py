@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kgrecall.calibration import Calibration, CalibrationStore, ThresholdChoice
+from kgrecall.calibration import Calibration, CalibrationKey, CalibrationStore, ThresholdChoice
 from kgrecall.kg import KGError
 
 CHOICE = ThresholdChoice(
@@ -57,7 +57,7 @@ def find(store: CalibrationStore, **changes: object) -> Calibration | str:
         "method": "crc",
     }
     key.update(changes)
-    return store.find(**key)  # type: ignore[arg-type]
+    return store.find(CalibrationKey(**key))  # type: ignore[arg-type]
 
 
 def test_round_trip_and_replacement(tmp_path: Path) -> None:
