@@ -42,6 +42,7 @@ from kgrecall.calibration import (
     CalibrationSettings,
     CalibrationStore,
     ScoredQueries,
+    SQLiteCalibrationStore,
     Stratum,
     build_calibrations,
     choose,
@@ -98,7 +99,7 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
     timing: dict[str, dict[str, float]] = {}
     calibration_1p: ScoredQueries | None = None
     with tempfile.TemporaryDirectory() as folder:
-        store = CalibrationStore(Path(folder) / "calibration.sqlite")
+        store = SQLiteCalibrationStore(Path(folder) / "calibration.sqlite")
         for topology in args.topologies:
             start = time.perf_counter()
             calibration = score_strata(observed.store, strata, topology, settings, progress=False)

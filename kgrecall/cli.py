@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from kgrecall.calibration import (
     ReducedGraph,
     Stratum,
     calibrate,
+    open_calibration_store,
     reduce_strata,
     resolve_level,
 )
@@ -325,7 +327,10 @@ def _calibration_predictor(
 
 
 def calibration_store(workspace: Workspace) -> CalibrationStore:
-    return CalibrationStore(workspace.home / CALIBRATION_FILE)
+    """``$KGRECALL_CALIBRATION_STORE`` (a path, sqlite:/// or redis:// URL), else the
+    workspace's SQLite file."""
+    location = os.environ.get("KGRECALL_CALIBRATION_STORE") or workspace.home / CALIBRATION_FILE
+    return open_calibration_store(location)
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -402,7 +407,7 @@ def calibrate_command(
     )
     target = calibration_store(workspace)
     target.save(records)
-    typer.echo(f"calibrated KG {kg!r} version {store.version[:12]} → {target.path}")
+    typer.echo(f"calibrated KG {kg!r} version {store.version[:12]} → {target.location}")
     typer.echo("  topology  target  method    thresholds by depth      est. recall  set size   n")
     for record in records:
         choice = record.pooled

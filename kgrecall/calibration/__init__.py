@@ -73,6 +73,9 @@ from kgrecall.calibration.store import (
     CalibrationKey,
     CalibrationStore,
     Conditioning,
+    RedisCalibrationStore,
+    SQLiteCalibrationStore,
+    open_calibration_store,
 )
 
 __all__ = [
@@ -101,7 +104,9 @@ __all__ = [
     "Level",
     "Method",
     "OperatingMetrics",
+    "RedisCalibrationStore",
     "ReducedGraph",
+    "SQLiteCalibrationStore",
     "ScoredGraph",
     "ScoredQueries",
     "Stratum",
@@ -120,6 +125,7 @@ __all__ = [
     "levels",
     "ltt_index",
     "make_calibration_set",
+    "open_calibration_store",
     "power_scores",
     "reduce_graph",
     "reduce_strata",

@@ -1,21 +1,22 @@
-"""The calibration record and where it lives: a SQLite file, one row per calibration.
+"""The calibration record and where it lives: a SQLite file (default) or Redis.
 
-A row is keyed by (KG name, KG version, link-predictor id, topology, α, method, conditioning);
-recalibrating replaces the row in one transaction, so a reader sees the old record or the new
-one, never half of either. A lookup for a KG version, predictor or topology without a record —
-or with records only at larger α — returns the reason instead, which the caller reports as
-``guarantee: none``.
+A record is keyed by (KG name, KG version, link-predictor id, topology, α, method,
+conditioning); recalibrating replaces it in one transaction, so a reader sees the old record or
+the new one, never half of either. A lookup for a KG version, predictor or topology without a
+record — or with records only at larger α — returns the reason instead, which the caller
+reports as ``guarantee: none``.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -131,11 +132,72 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-class CalibrationStore:
-    """SQLite-backed store of :class:`Calibration` records."""
+class CalibrationStore(ABC):
+    """Where calibration records live; backends: :class:`SQLiteCalibrationStore` (default),
+    :class:`RedisCalibrationStore`. :func:`open_calibration_store` picks one from a URL."""
+
+    location: str
+
+    @abstractmethod
+    def save(self, calibrations: list[Calibration]) -> None:
+        """Insert or replace the records (same key → replaced), all or none."""
+
+    @abstractmethod
+    def all(self, kg_name: str | None = None) -> list[Calibration]:
+        """Every record (of one KG), newest first."""
+
+    def get(self, calibration_id: str) -> Calibration | None:
+        return next((c for c in self.all() if c.id == calibration_id), None)
+
+    def find(self, wanted: CalibrationKey) -> Calibration | str:
+        """The valid record with the largest calibrated α ≤ ``wanted.alpha``, or why there is
+        none."""
+        kg_name, kg_version, predictor_id = wanted.kg_name, wanted.kg_version, wanted.predictor_id
+        topology, alpha, method = wanted.topology, wanted.alpha, wanted.method
+        conditioning = wanted.conditioning
+        candidates = [c for c in self.all(kg_name) if c.method == method]
+        if not candidates:
+            return f"KG {kg_name!r} has no {method} calibration (run kgrecall calibrate)"
+        current = [c for c in candidates if c.kg_version == kg_version]
+        if not current:
+            return (
+                f"the calibrations of KG {kg_name!r} are for another KG version "
+                f"({candidates[0].kg_version[:12]}, now {kg_version[:12]}): stale, recalibrate"
+            )
+        same_model = [c for c in current if c.predictor_id == predictor_id]
+        if not same_model:
+            return (
+                f"no calibration for link predictor {predictor_id} (calibrated with "
+                f"{current[0].predictor_id}); recalibrate after training"
+            )
+        same_topology = [
+            c for c in same_model if c.topology == topology and c.conditioning == conditioning
+        ]
+        if not same_topology:
+            calibrated = sorted({c.topology for c in same_model})
+            return f"topology {topology} is not calibrated (calibrated: {', '.join(calibrated)})"
+        valid = [c for c in same_topology if c.alpha <= alpha + 1e-12]
+        if not valid:
+            smallest = min(c.alpha for c in same_topology)
+            return (
+                f"no {topology} calibration at recall target ≥ {1 - alpha:.2f} (the strictest "
+                f"calibrated target is {1 - smallest:.2f}); calibrate with --alphas {alpha:g}"
+            )
+        return max(valid, key=lambda c: (c.alpha, c.created_at))
+
+    def _parse(self, text: str | bytes) -> Calibration:
+        try:
+            return Calibration.model_validate_json(text)
+        except ValidationError as error:
+            raise KGError(f"{self.location}: unreadable calibration record ({error})") from None
+
+
+class SQLiteCalibrationStore(CalibrationStore):
+    """One SQLite file; a save is one transaction."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.location = str(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._cache: tuple[tuple[int, int], list[Calibration]] | None = None
         with self._connect() as connection:
@@ -195,44 +257,78 @@ class CalibrationStore:
             ).fetchone()
         return None if row is None else self._parse(row[0])
 
-    def find(self, wanted: CalibrationKey) -> Calibration | str:
-        """The valid record with the largest calibrated α ≤ ``wanted.alpha``, or why there is
-        none."""
-        kg_name, kg_version, predictor_id = wanted.kg_name, wanted.kg_version, wanted.predictor_id
-        topology, alpha, method = wanted.topology, wanted.alpha, wanted.method
-        conditioning = wanted.conditioning
-        candidates = [c for c in self.all(kg_name) if c.method == method]
-        if not candidates:
-            return f"KG {kg_name!r} has no {method} calibration (run kgrecall calibrate)"
-        current = [c for c in candidates if c.kg_version == kg_version]
-        if not current:
-            return (
-                f"the calibrations of KG {kg_name!r} are for another KG version "
-                f"({candidates[0].kg_version[:12]}, now {kg_version[:12]}): stale, recalibrate"
-            )
-        same_model = [c for c in current if c.predictor_id == predictor_id]
-        if not same_model:
-            return (
-                f"no calibration for link predictor {predictor_id} (calibrated with "
-                f"{current[0].predictor_id}); recalibrate after training"
-            )
-        same_topology = [
-            c for c in same_model if c.topology == topology and c.conditioning == conditioning
-        ]
-        if not same_topology:
-            calibrated = sorted({c.topology for c in same_model})
-            return f"topology {topology} is not calibrated (calibrated: {', '.join(calibrated)})"
-        valid = [c for c in same_topology if c.alpha <= alpha + 1e-12]
-        if not valid:
-            smallest = min(c.alpha for c in same_topology)
-            return (
-                f"no {topology} calibration at recall target ≥ {1 - alpha:.2f} (the strictest "
-                f"calibrated target is {1 - smallest:.2f}); calibrate with --alphas {alpha:g}"
-            )
-        return max(valid, key=lambda c: (c.alpha, c.created_at))
 
-    def _parse(self, text: str) -> Calibration:
+class RedisCalibrationStore(CalibrationStore):
+    """Records as JSON strings under ``<prefix>:record:<id>``, indexed by key in the hash
+    ``<prefix>:index``; a save is one MULTI/EXEC transaction."""
+
+    def __init__(self, client: Any, prefix: str = "kgrecall:calibration") -> None:
+        self.client = client
+        self.prefix = prefix
+        self.location = f"redis {prefix}"
+
+    def _index(self) -> str:
+        return f"{self.prefix}:index"
+
+    def _record_key(self, calibration_id: str) -> str:
+        return f"{self.prefix}:record:{calibration_id}"
+
+    def save(self, calibrations: list[Calibration]) -> None:
+        payloads = [(record, record.model_dump_json()) for record in calibrations]
+        fields = ["|".join(map(str, astuple(record.key))) for record in calibrations]
         try:
-            return Calibration.model_validate_json(text)
-        except ValidationError as error:
-            raise KGError(f"{self.path}: unreadable calibration record ({error})") from None
+            previous = self.client.hmget(self._index(), fields) if fields else []
+            pipeline = self.client.pipeline(transaction=True)
+            for old in previous:
+                if old is not None:
+                    pipeline.delete(self._record_key(_text(old)))
+            for field_name, (record, payload) in zip(fields, payloads, strict=True):
+                pipeline.set(self._record_key(record.id), payload)
+                pipeline.hset(self._index(), field_name, record.id)
+            pipeline.execute()
+        except _redis_errors() as error:
+            raise KGError(f"{self.location}: calibration store error ({error})") from None
+
+    def all(self, kg_name: str | None = None) -> list[Calibration]:
+        try:
+            ids = [_text(value) for value in self.client.hvals(self._index())]
+            payloads = self.client.mget([self._record_key(i) for i in ids]) if ids else []
+        except _redis_errors() as error:
+            raise KGError(f"{self.location}: calibration store error ({error})") from None
+        records = [self._parse(payload) for payload in payloads if payload is not None]
+        records.sort(key=lambda record: record.created_at, reverse=True)
+        return records if kg_name is None else [r for r in records if r.kg_name == kg_name]
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _redis_errors() -> tuple[type[Exception], ...]:
+    try:
+        from redis.exceptions import RedisError
+    except ImportError:  # a client without the redis package (e.g. a test double)
+        return (ConnectionError,)
+    return (RedisError, ConnectionError)
+
+
+def open_calibration_store(location: str | Path) -> CalibrationStore:
+    """A store from a path or URL: ``redis://host:port/db`` (needs the ``redis`` package,
+    ``pip install 'kgrecall[redis]'``), ``sqlite:///path`` or a plain file path."""
+    text = str(location)
+    if text.startswith(("redis://", "rediss://", "unix://")):
+        try:
+            import redis
+        except ImportError:
+            raise KGError(
+                f"{text}: the Redis calibration store needs the redis package "
+                "(pip install 'kgrecall[redis]')"
+            ) from None
+        return RedisCalibrationStore(redis.Redis.from_url(text))
+    if text.startswith("sqlite:///"):
+        text = text.removeprefix("sqlite:///")
+    elif "://" in text:
+        raise KGError(
+            f"unknown calibration store {text!r}; use a file path, sqlite:/// or redis://"
+        )
+    return SQLiteCalibrationStore(text)

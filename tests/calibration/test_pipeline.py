@@ -15,6 +15,7 @@ from kgrecall.calibration import (
     CalibrationSettings,
     CalibrationStore,
     ReducedGraph,
+    SQLiteCalibrationStore,
     Stratum,
     calibrate,
     evaluate_point,
@@ -53,7 +54,7 @@ def records_store(
     assert len(records) == 2 * 2 * 3 * 2
     assert all(r.kg_version == umls.version for r in records)
     assert any(r.groups for r in records if r.conditioning == "degree")
-    store = CalibrationStore(tmp_path_factory.mktemp("calibration") / "c.sqlite")
+    store = SQLiteCalibrationStore(tmp_path_factory.mktemp("calibration") / "c.sqlite")
     store.save(records)
     return store
 
@@ -221,5 +222,5 @@ def test_protocol_recall_meets_the_target_on_held_out_edges(umls: NetworkXStore)
 
 def test_store_creates_its_folder(tmp_path: Path) -> None:
     """A fresh calibration store is empty, not an error."""
-    store = CalibrationStore(tmp_path / "deep" / "er" / "c.sqlite")
+    store = SQLiteCalibrationStore(tmp_path / "deep" / "er" / "c.sqlite")
     assert store.all() == []

@@ -1,13 +1,24 @@
-"""CalibrationStore: keyed records, replacement in one transaction, honest lookups."""
+"""Calibration stores (SQLite, Redis through fakeredis): keyed records, replacement in one
+transaction, honest lookups."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
+import fakeredis
 import pytest
 
-from kgrecall.calibration import Calibration, CalibrationKey, CalibrationStore, ThresholdChoice
+from kgrecall.calibration import (
+    Calibration,
+    CalibrationKey,
+    CalibrationStore,
+    RedisCalibrationStore,
+    SQLiteCalibrationStore,
+    ThresholdChoice,
+    open_calibration_store,
+)
 from kgrecall.kg import KGError
 
 CHOICE = ThresholdChoice(
@@ -60,19 +71,31 @@ def find(store: CalibrationStore, **changes: object) -> Calibration | str:
     return store.find(CalibrationKey(**key))  # type: ignore[arg-type]
 
 
-def test_round_trip_and_replacement(tmp_path: Path) -> None:
-    store = CalibrationStore(tmp_path / "c.sqlite")
+Opener = Callable[[], CalibrationStore]
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
+    """Opens the same store again on each call (same file / same fake Redis server)."""
+    if request.param == "sqlite":
+        return lambda: SQLiteCalibrationStore(tmp_path / "c.sqlite")
+    server = fakeredis.FakeServer()
+    return lambda: RedisCalibrationStore(fakeredis.FakeRedis(server=server))
+
+
+def test_round_trip_and_replacement(opener: Opener) -> None:
+    store = opener()
+    assert store.all() == []
     store.save([record()])
     assert find(store) == record()
     store.save([record(id="c2", created_at="2026-11-29T11:00:00+00:00", seconds=1.0)])
     assert [r.id for r in store.all()] == ["c2"]  # same key: replaced, not duplicated
     assert store.get("c2") is not None and store.get("c1") is None
-    reopened = CalibrationStore(tmp_path / "c.sqlite")
-    assert find(reopened) == store.get("c2")
+    assert find(opener()) == store.get("c2")
 
 
-def test_the_largest_calibrated_alpha_not_above_the_request_is_used(tmp_path: Path) -> None:
-    store = CalibrationStore(tmp_path / "c.sqlite")
+def test_the_largest_calibrated_alpha_not_above_the_request_is_used(opener: Opener) -> None:
+    store = opener()
     store.save([record(id="a05", alpha=0.05), record(id="a10", alpha=0.1)])
     assert isinstance(found := find(store, alpha=0.2), Calibration) and found.id == "a10"
     assert isinstance(found := find(store, alpha=0.07), Calibration) and found.id == "a05"
@@ -91,19 +114,36 @@ def test_the_largest_calibrated_alpha_not_above_the_request_is_used(tmp_path: Pa
     ],
 )
 def test_missing_calibrations_give_the_reason(
-    tmp_path: Path, key: dict[str, object], reason: str
+    opener: Opener, key: dict[str, object], reason: str
 ) -> None:
-    store = CalibrationStore(tmp_path / "c.sqlite")
+    store = opener()
     store.save([record()])
     found = find(store, **key)
     assert isinstance(found, str) and reason in found
 
 
-def test_a_failed_save_leaves_the_previous_records(tmp_path: Path) -> None:
-    path = tmp_path / "c.sqlite"
-    store = CalibrationStore(path)
+def test_a_failed_save_leaves_the_previous_records(
+    opener: Opener, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = opener()
     store.save([record()])
-    # A duplicate id inside one save violates the primary key mid-transaction.
+    original = Calibration.model_dump_json
+
+    def failing(self: Calibration, **options: object) -> str:
+        if self.id == "bad":
+            raise RuntimeError("disk full")
+        return original(self, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Calibration, "model_dump_json", failing)
+    replacement = record(id="new", created_at="2026-11-29T12:00:00+00:00")
+    with pytest.raises(RuntimeError, match="disk full"):
+        store.save([replacement, record(id="bad", topology="3p")])
+    assert [r.id for r in opener().all()] == ["c1"]
+
+
+def test_sqlite_constraint_failure_rolls_back(tmp_path: Path) -> None:
+    store = SQLiteCalibrationStore(tmp_path / "c.sqlite")
+    store.save([record()])
     duplicate = [record(id="new", topology="1p"), record(id="new", topology="3p")]
     with pytest.raises(KGError, match="calibration store error"):
         store.save(duplicate)
@@ -112,12 +152,28 @@ def test_a_failed_save_leaves_the_previous_records(tmp_path: Path) -> None:
 
 def test_corrupt_record_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite"
-    store = CalibrationStore(path)
-    store.save([record()])
+    SQLiteCalibrationStore(path).save([record()])
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE calibrations SET record = '{\"id\": 1}'")
     with pytest.raises(KGError, match="unreadable calibration record"):
-        CalibrationStore(path).all()
+        SQLiteCalibrationStore(path).all()
+    client = fakeredis.FakeRedis()
+    RedisCalibrationStore(client).save([record()])
+    client.set("kgrecall:calibration:record:c1", b"not json")
+    with pytest.raises(KGError, match="redis kgrecall:calibration: unreadable"):
+        RedisCalibrationStore(client).all()
+
+
+def test_open_calibration_store_by_location(tmp_path: Path) -> None:
+    assert isinstance(open_calibration_store(tmp_path / "a.sqlite"), SQLiteCalibrationStore)
+    opened = open_calibration_store(f"sqlite:///{tmp_path / 'b.sqlite'}")
+    assert isinstance(opened, SQLiteCalibrationStore) and opened.path == tmp_path / "b.sqlite"
+    redis_store = open_calibration_store("redis://localhost:6390/0")  # connects lazily
+    assert isinstance(redis_store, RedisCalibrationStore)
+    with pytest.raises(KGError, match="calibration store error"):
+        redis_store.all()  # nothing listens on that port
+    with pytest.raises(KGError, match="unknown calibration store"):
+        open_calibration_store("mongodb://x")
 
 
 def test_guarantee_text_names_what_over_what_and_assumptions() -> None:
