@@ -1,0 +1,194 @@
+"""Heuristic claim extraction: markdown-aware sentence segmentation with character spans.
+
+A report is split into units — paragraphs, bullet items, table rows (header and separator
+rows skipped), never headings or code blocks — and each unit into sentences. A sentence ends at
+``.``, ``!`` or ``?`` followed by whitespace and an upper-case letter, digit, quote or bracket,
+unless the word before the full stop is a known abbreviation ("e.g.", "et al.", "Fig.", …) or
+an initial ("J. Smith"). Dots inside tokens ("Nkx2.1", "p.R1441G", "3.5") never split. Every
+claim keeps its character span in the report, so annotations can point back at the text.
+
+Bad input gets a clear error: an empty report, binary data (NUL bytes or mostly unprintable
+characters) and reports longer than ``max_chars`` are refused before any work.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kgrecall.kg import KGError
+
+#: Reports longer than this (characters) are refused: bounded work, never a hang.
+DEFAULT_MAX_CHARS = 2_000_000
+#: Words that end with a full stop without ending a sentence (compared case-insensitively).
+ABBREVIATIONS = frozenset(
+    [
+        "e.g",
+        "i.e",
+        "et",
+        "al",
+        "fig",
+        "figs",
+        "eq",
+        "vs",
+        "cf",
+        "approx",
+        "ca",
+        "resp",
+        "ref",
+        "refs",
+        "no",
+        "nos",
+        "dr",
+        "prof",
+        "mr",
+        "mrs",
+        "ms",
+        "st",
+        "incl",
+        "esp",
+        "viz",
+        "sp",
+        "spp",
+        "var",
+        "ed",
+        "eds",
+        "vol",
+        "pp",
+        "suppl",
+    ]
+)
+
+_BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9])")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One atomic statement and where it sits in the report (``report[start:end]``)."""
+
+    text: str
+    start: int
+    end: int
+
+
+def check_report(report: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    """Refuse empty, binary or oversized reports with a message that says which."""
+    if not report.strip():
+        raise KGError("the report is empty")
+    if len(report) > max_chars:
+        raise KGError(
+            f"the report has {len(report):,} characters, more than the limit of {max_chars:,}; "
+            "split it or raise max_chars"
+        )
+    if "\x00" in report:
+        raise KGError("the report contains NUL bytes: binary data, not text")
+    sample = report[:100_000]
+    unprintable = sum(1 for c in sample if not c.isprintable() and c not in "\n\r\t")
+    if unprintable > 0.1 * len(sample):
+        raise KGError(
+            f"the report looks binary: {unprintable:,} of its first {len(sample):,} "
+            "characters are unprintable"
+        )
+
+
+def extract_claims(report: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> list[Claim]:
+    """Sentences of the report's paragraphs, bullet items and table rows, with spans."""
+    check_report(report, max_chars=max_chars)
+    claims: list[Claim] = []
+    for start, end in _units(report):
+        claims.extend(_sentences(report, start, end))
+    return claims
+
+
+def _units(report: str) -> list[tuple[int, int]]:
+    """Character ranges of paragraphs, bullet items and table cells' rows."""
+    units: list[tuple[int, int]] = []
+    paragraph: tuple[int, int] | None = None
+    in_fence = False
+    rows_in_table = 0  # table rows seen since the table started (separator excluded)
+    offset = 0
+    for line in report.splitlines(keepends=True):
+        line_start, stripped = offset, line.rstrip("\r\n")
+        offset += len(line)
+        text_end = line_start + len(stripped)
+        if _FENCE.match(stripped):
+            in_fence = not in_fence
+            paragraph = _flush(units, paragraph)
+            continue
+        if in_fence or not stripped.strip() or _HEADING.match(stripped):
+            paragraph = _flush(units, paragraph)
+            rows_in_table = 0
+            continue
+        if stripped.lstrip().startswith("|"):
+            paragraph = _flush(units, paragraph)
+            if _TABLE_SEPARATOR.match(stripped):
+                if rows_in_table == 1:
+                    units.pop()  # the one row above the separator is the header
+                rows_in_table = 0 if rows_in_table == 1 else rows_in_table
+                continue
+            rows_in_table += 1
+            units.append((line_start, text_end))
+            continue
+        rows_in_table = 0
+        bullet = _BULLET.match(stripped)
+        if bullet:
+            paragraph = _flush(units, paragraph)
+            paragraph = (line_start + bullet.end(), text_end)
+            continue
+        paragraph = (line_start, text_end) if paragraph is None else (paragraph[0], text_end)
+    _flush(units, paragraph)
+    return units
+
+
+def _flush(
+    units: list[tuple[int, int]], paragraph: tuple[int, int] | None
+) -> tuple[int, int] | None:
+    """Close the open paragraph (if any); the result, None, is the new open paragraph."""
+    if paragraph is not None:
+        units.append(paragraph)
+    return None
+
+
+def _sentences(report: str, start: int, end: int) -> list[Claim]:
+    unit = report[start:end]
+    is_row = unit.lstrip().startswith("|")
+    pieces: list[tuple[int, int]] = []
+    cursor = 0
+    if not is_row:
+        for match in _SENTENCE_END.finditer(unit):
+            if _is_abbreviation(unit, match.start()):
+                continue
+            pieces.append((cursor, match.end()))
+            cursor = match.end()
+    pieces.append((cursor, len(unit)))
+    claims = []
+    for piece_start, piece_end in pieces:
+        raw = unit[piece_start:piece_end]
+        text = " ".join(raw.replace("|", " ").split()) if is_row else " ".join(raw.split())
+        if not any(c.isalnum() for c in text):
+            continue
+        leading = len(raw) - len(raw.lstrip())
+        trailing = len(raw) - len(raw.rstrip())
+        claims.append(Claim(text, start + piece_start + leading, start + piece_end - trailing))
+    return claims
+
+
+def _is_abbreviation(unit: str, stop: int) -> bool:
+    """Whether the full stop at ``stop`` ends an abbreviation or an initial, not a sentence."""
+    if unit[stop] != ".":
+        return False
+    word = _LAST_WORD.search(unit, max(0, stop - 40), stop)  # a bounded look-back: linear time
+    if word is None:
+        return False
+    token = word.group(1).rstrip(".").lower()
+    if token in ABBREVIATIONS:
+        return True
+    last = token.rsplit(".", 1)[-1]
+    if last in ABBREVIATIONS:  # "e.g" inside "(e.g."
+        return True
+    return len(word.group(1)) == 1 and word.group(1).isupper()  # an initial: "J. Smith"

@@ -1,0 +1,86 @@
+"""Heuristic claim extraction: sentences, markdown units, spans, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgrecall.grounding.claims import extract_claims
+from kgrecall.kg import KGError
+
+
+def texts(report: str) -> list[str]:
+    return [claim.text for claim in extract_claims(report)]
+
+
+def test_sentences_survive_abbreviations_initials_and_dotted_symbols() -> None:
+    report = (
+        "SNCA is associated with Parkinson disease (e.g. PD4, see Fig. 2). "
+        "Smith et al. showed that Nkx2.1 and p.R1441G matter in 3.5 % of cases. "
+        "J. Smith disagrees! Is LRRK2 involved? Yes."
+    )
+    assert texts(report) == [
+        "SNCA is associated with Parkinson disease (e.g. PD4, see Fig. 2).",
+        "Smith et al. showed that Nkx2.1 and p.R1441G matter in 3.5 % of cases.",
+        "J. Smith disagrees!",
+        "Is LRRK2 involved?",
+        "Yes.",
+    ]
+
+
+def test_markdown_units_bullets_tables_headings_and_code() -> None:
+    report = """# Findings
+
+- SNCA causes Parkinson disease 4.
+- LRRK2 is a kinase. It phosphorylates RAB10.
+1. PINK1 activates PRKN.
+
+| gene | relation | disease |
+|------|----------|---------|
+| GBA1 | associated with | Gaucher disease |
+| PARK7 | associated with | early-onset PD |
+
+```
+not_a_claim = 1
+```
+A paragraph that
+spans two lines.
+"""
+    assert texts(report) == [
+        "SNCA causes Parkinson disease 4.",
+        "LRRK2 is a kinase.",
+        "It phosphorylates RAB10.",
+        "PINK1 activates PRKN.",
+        "GBA1 associated with Gaucher disease",
+        "PARK7 associated with early-onset PD",
+        "A paragraph that spans two lines.",
+    ]
+
+
+def test_spans_point_back_into_the_report() -> None:
+    report = "Intro line.\n\n- SNCA causes  Parkinson disease.\n| A | B |\n|---|---|\n| x y | z |\n"
+    for claim in extract_claims(report):
+        assert " ".join(report[claim.start : claim.end].replace("|", " ").split()) == claim.text
+
+
+@pytest.mark.parametrize(
+    ("report", "message"),
+    [
+        ("", "empty"),
+        ("   \n\t", "empty"),
+        ("abc\x00def", "NUL bytes"),
+        ("".join(chr(i) for i in range(1, 32)) * 100, "looks binary"),
+    ],
+)
+def test_bad_reports_are_refused(report: str, message: str) -> None:
+    with pytest.raises(KGError, match=message):
+        extract_claims(report)
+
+
+@pytest.mark.timeout(60)  # a hang guard: segmentation must stay linear (0.2 s here)
+def test_huge_reports_are_bounded() -> None:
+    with pytest.raises(KGError, match="more than the limit"):
+        extract_claims("SNCA causes PD. " * 1000, max_chars=10_000)
+    big = "SNCA causes Parkinson disease. " * 300_000  # 9.3 MB: refused by default
+    with pytest.raises(KGError, match="more than the limit"):
+        extract_claims(big)
+    assert len(extract_claims("SNCA causes Parkinson disease. " * 20_000)) == 20_000

@@ -1,0 +1,74 @@
+"""Entity mentions: identifiers by regex, names by dictionary, case rules, spans."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgrecall.grounding.entities import EntityExtractor
+from kgrecall.kg import NetworkXStore, build_demo_kg
+
+
+@pytest.fixture(scope="module")
+def demo() -> NetworkXStore:
+    return build_demo_kg(progress=False)
+
+
+@pytest.fixture(scope="module")
+def extractor(demo: NetworkXStore) -> EntityExtractor:
+    return EntityExtractor(demo)
+
+
+def found(extractor: EntityExtractor, text: str) -> list[tuple[str, str, str]]:
+    mentions = extractor.extract(text)
+    for m in mentions:
+        assert text[m.start : m.end] == m.text
+    return [(m.text, m.entity_id, m.kind) for m in mentions]
+
+
+def test_identifiers_are_found_and_normalised() -> None:
+    text = (
+        "See GO:0006915, HP_0001300, MONDO:0005180, CHEBI:15377 and NCBITaxon:9606; "
+        "UniProt P37840 and A0A024R161; KEGG hsa04010, hsa:6622, K04371 and KEGG C00002; "
+        "PDB 1XQ8; in Homo sapiens and E. coli."
+    )
+    result = found(EntityExtractor(), text)
+    assert ("GO:0006915", "GO:0006915", "curie") in result
+    assert ("HP_0001300", "HP:0001300", "curie") in result
+    assert ("MONDO:0005180", "MONDO:0005180", "curie") in result
+    assert ("P37840", "uniprot:P37840", "uniprot") in result
+    assert ("A0A024R161", "uniprot:A0A024R161", "uniprot") in result
+    assert ("hsa04010", "kegg:hsa04010", "kegg") in result
+    assert ("hsa:6622", "kegg:hsa:6622", "kegg") in result
+    assert ("C00002", "kegg:C00002", "kegg") in result
+    assert ("1XQ8", "pdb:1XQ8", "pdb") in result
+    assert ("Homo sapiens", "NCBITaxon:9606", "species") in result
+    assert ("E. coli", "NCBITaxon:562", "species") in result
+
+
+def test_context_gated_identifiers_need_their_context() -> None:
+    plain = found(EntityExtractor(), "In 1998 about 2000 cases; C00002 was measured.")
+    assert plain == []
+
+
+def test_dictionary_longest_match_and_symbols(extractor: EntityExtractor) -> None:
+    result = found(
+        extractor, "SNCA is associated with Parkinson disease 4 and with snca-like genes."
+    )
+    assert result[0] == ("SNCA", "NCBIGene:6622", "dictionary")
+    assert ("Parkinson disease 4", "OMIM:605543", "dictionary") in result
+    assert all(text != "snca-like" for text, _, _ in result)  # symbols are case-sensitive
+
+
+def test_symbols_that_are_english_words_need_biology_context(
+    extractor: EntityExtractor, demo: NetworkXStore
+) -> None:
+    assert demo.lookup("SET"), "the demo KG has the gene SET"
+    assert not [m for m in extractor.extract("We SET the threshold high.") if m.text == "SET"]
+    with_context = extractor.extract("Expression of the SET gene rises.")
+    assert [m.entity_id for m in with_context if m.text == "SET"] == ["NCBIGene:6418"]
+
+
+def test_in_kg_flags_ids_the_graph_has(extractor: EntityExtractor) -> None:
+    mentions = {m.text: m for m in extractor.extract("OMIM:605543 and GO:9999999")}
+    assert mentions["OMIM:605543"].in_kg
+    assert not mentions["GO:9999999"].in_kg
