@@ -1,19 +1,34 @@
 """Grounding: check the claims of a report against the KG (issue #6, in progress).
 
-Built so far: heuristic claim extraction with spans and biomedical entity extraction (regex
-NER + dictionary matching on KG names). Path verification, labels and reports come next.
+Built so far: heuristic claim extraction with spans, biomedical entity extraction (regex NER +
+dictionary matching on KG names) and path verification with labels, hub avoidance, relation
+conflicts, negation and confidence. Reports, the CLI and the benchmark come next.
 Depends on :mod:`kgrecall.kg` only.
 """
 
 from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
 from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
+from kgrecall.grounding.verify import (
+    OPPOSITES,
+    PREDICATES,
+    ClaimVerdict,
+    Label,
+    PairVerdict,
+    PathVerifier,
+)
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
+    "OPPOSITES",
+    "PREDICATES",
     "SPECIES",
     "Claim",
+    "ClaimVerdict",
     "EntityExtractor",
+    "Label",
     "Mention",
+    "PairVerdict",
+    "PathVerifier",
     "check_report",
     "extract_claims",
 ]
