@@ -27,6 +27,7 @@ from kgrecall.calibration import (
     reduce_strata,
     resolve_level,
 )
+from kgrecall.grounding import KGGroundingValidator
 from kgrecall.kg import (
     DEMO_NAME,
     DemoConfig,
@@ -529,6 +530,42 @@ def query_command(
     else:
         atomic_write_bytes(output, text.encode("utf-8"))
         typer.echo(f"{len(lines)} answers → {output}", err=True)
+
+
+@app.command("ground")
+def ground_command(
+    report: Annotated[Path, typer.Argument(help="The report to check (markdown or text).")],
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    output_format: Annotated[str, typer.Option("--format", help="md or json.")] = "md",
+    output: Annotated[Path | None, typer.Option(help="Write here (default: stdout).")] = None,
+    hub_degree: Annotated[
+        int, typer.Option(min=2, help="Nodes with this many edges never carry a path.")
+    ] = 200,
+    home: HomeOption = None,
+) -> None:
+    """Label every claim of a report grounded / inferred / ungrounded / trivial."""
+    if output_format not in ("md", "json"):
+        raise KGError(f"invalid --format {output_format!r}; valid: md, json")
+    try:
+        text = report.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise KGError(f"{report}: no such file") from None
+    except UnicodeDecodeError as error:
+        raise KGError(f"{report}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    store = Workspace(home).load(kg)
+    result = KGGroundingValidator(store, hub_degree=hub_degree).validate(text)
+    if output_format == "json":
+        rendered = result.model_dump_json(indent=2) + "\n"
+    else:
+        chains = [t for c in result.claims for chain in c.evidence for t in chain]
+        ids = {t.head for t in chains} | {t.tail for t in chains}
+        names = {entity: store.get_node(entity).name for entity in ids}
+        rendered = result.to_markdown(names)
+    if output is None:
+        typer.echo(rendered, nl=False)
+    else:
+        atomic_write_bytes(output, rendered.encode("utf-8"))
+        typer.echo(f"{len(result.claims)} claims → {output}", err=True)
 
 
 def main() -> None:

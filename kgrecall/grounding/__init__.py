@@ -2,12 +2,21 @@
 
 Built so far: heuristic claim extraction with spans, biomedical entity extraction (regex NER +
 dictionary matching on KG names) and path verification with labels, hub avoidance, relation
-conflicts, negation and confidence. Reports, the CLI and the benchmark come next.
+conflicts, negation and confidence; the KGGroundingValidator with JSON and annotated markdown
+output (`kgrecall ground`). Conjunction splitting, LLM claim extraction, auto-learning and the
+benchmark come next.
 Depends on :mod:`kgrecall.kg` only.
 """
 
 from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
 from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
+from kgrecall.grounding.validator import (
+    ICONS,
+    ClaimResult,
+    EntityMention,
+    GroundingResult,
+    KGGroundingValidator,
+)
 from kgrecall.grounding.verify import (
     OPPOSITES,
     PREDICATES,
@@ -19,12 +28,17 @@ from kgrecall.grounding.verify import (
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
+    "ICONS",
     "OPPOSITES",
     "PREDICATES",
     "SPECIES",
     "Claim",
+    "ClaimResult",
     "ClaimVerdict",
     "EntityExtractor",
+    "EntityMention",
+    "GroundingResult",
+    "KGGroundingValidator",
     "Label",
     "Mention",
     "PairVerdict",
