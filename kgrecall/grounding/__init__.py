@@ -3,12 +3,18 @@
 Built so far: heuristic claim extraction with spans, biomedical entity extraction (regex NER +
 dictionary matching on KG names) and path verification with labels, hub avoidance, relation
 conflicts, negation and confidence; the KGGroundingValidator with JSON and annotated markdown
-output (`kgrecall ground`). Conjunction splitting, LLM claim extraction, auto-learning and the
-benchmark come next.
+output (`kgrecall ground`), with conjunction splitting. LLM claim extraction, auto-learning
+and the benchmark come next.
 Depends on :mod:`kgrecall.kg` only.
 """
 
-from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
+from kgrecall.grounding.claims import (
+    DEFAULT_MAX_CHARS,
+    Claim,
+    check_report,
+    extract_claims,
+    split_conjunctions,
+)
 from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
 from kgrecall.grounding.validator import (
     ICONS,
@@ -45,4 +51,5 @@ __all__ = [
     "PathVerifier",
     "check_report",
     "extract_claims",
+    "split_conjunctions",
 ]

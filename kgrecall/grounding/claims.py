@@ -192,3 +192,31 @@ def _is_abbreviation(unit: str, stop: int) -> bool:
     if last in ABBREVIATIONS:  # "e.g" inside "(e.g."
         return True
     return len(word.group(1)) == 1 and word.group(1).isupper()  # an initial: "J. Smith"
+
+
+_JOINER = re.compile(r"\s*(?:,\s*and|,|and|&|as well as)\s*", re.IGNORECASE)
+_LEAD = re.compile(r"\s*(?:both\s+)?", re.IGNORECASE)
+
+
+def split_conjunctions(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, list[int]]]:
+    """Split coordinated subjects: "X and Y inhibit Z" → ("X inhibit Z", [x, z]),
+    ("Y inhibit Z", [y, z]).
+
+    ``spans`` are the entity mentions of ``text`` in order; the result pairs each sub-claim's
+    text with the indices of the mentions it keeps. Only a run of mentions that opens the
+    sentence, joined by "and", commas or "as well as", and followed by at least one more
+    mention (the object) is split; anything else is one claim with every mention.
+    """
+    everything = [(text, list(range(len(spans))))]
+    if len(spans) < 3 or not _LEAD.fullmatch(text[: spans[0][0]]):
+        return everything
+    last = 0
+    while last + 1 < len(spans) and _JOINER.fullmatch(text[spans[last][1] : spans[last + 1][0]]):
+        last += 1
+    if last == 0 or last + 1 >= len(spans):
+        return everything
+    rest = text[spans[last][1] :]
+    objects = list(range(last + 1, len(spans)))
+    return [
+        (text[start:end] + rest, [i, *objects]) for i, (start, end) in enumerate(spans[: last + 1])
+    ]

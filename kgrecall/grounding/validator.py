@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, extract_claims
-from kgrecall.grounding.entities import EntityExtractor, MentionKind
+from kgrecall.grounding.claims import (
+    DEFAULT_MAX_CHARS,
+    Claim,
+    extract_claims,
+    split_conjunctions,
+)
+from kgrecall.grounding.entities import EntityExtractor, Mention, MentionKind
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
 from kgrecall.tools import EvidenceTriple
@@ -106,11 +111,29 @@ class KGGroundingValidator:
         results = []
         for claim in extract_claims(report, max_chars=self.max_chars):
             # Entities from the raw span, so their offsets are exact in the report.
-            mentions = self.extractor.extract(report[claim.start : claim.end])
-            verdict = self.verifier.verify_claim(
-                claim.text, [m.entity_id for m in mentions if m.in_kg]
-            )
-            entities = [
+            raw = report[claim.start : claim.end]
+            mentions = [m for m in self.extractor.extract(raw) if m.in_kg]
+            parts = split_conjunctions(raw, [(m.start, m.end) for m in mentions])
+            for text, kept in parts:
+                used = [mentions[i] for i in kept]
+                sub_text = (
+                    " ".join(text.replace("|", " ").split()) if len(parts) > 1 else claim.text
+                )
+                results.append(self._result(claim, sub_text, used))
+        counts = {label: sum(c.label == label for c in results) for label in ICONS}
+        scored = [c.confidence for c in results if c.confidence is not None]
+        overall = round(sum(scored) / len(scored), 4) if scored else None
+        return GroundingResult(claims=results, counts=counts, overall_confidence=overall)
+
+    def _result(self, claim: Claim, text: str, mentions: list[Mention]) -> ClaimResult:
+        verdict = self.verifier.verify_claim(text, [m.entity_id for m in mentions])
+        return ClaimResult(
+            text=text,
+            start=claim.start,
+            end=claim.end,
+            label=verdict.label,
+            confidence=verdict.confidence,
+            entities=[
                 EntityMention(
                     text=m.text,
                     start=claim.start + m.start,
@@ -120,27 +143,13 @@ class KGGroundingValidator:
                     in_kg=m.in_kg,
                 )
                 for m in mentions
-            ]
-            evidence = [
+            ],
+            evidence=[
                 [EvidenceTriple.from_edge(edge) for edge in pair.path]
                 for pair in verdict.pairs
                 if pair.path
-            ]
-            results.append(
-                ClaimResult(
-                    text=claim.text,
-                    start=claim.start,
-                    end=claim.end,
-                    label=verdict.label,
-                    confidence=verdict.confidence,
-                    entities=entities,
-                    evidence=evidence,
-                    claimed_relations=sorted(verdict.predicate),
-                    negated=verdict.negated,
-                    conflicts=verdict.conflicts,
-                )
-            )
-        counts = {label: sum(c.label == label for c in results) for label in ICONS}
-        scored = [c.confidence for c in results if c.confidence is not None]
-        overall = round(sum(scored) / len(scored), 4) if scored else None
-        return GroundingResult(claims=results, counts=counts, overall_confidence=overall)
+            ],
+            claimed_relations=sorted(verdict.predicate),
+            negated=verdict.negated,
+            conflicts=verdict.conflicts,
+        )

@@ -54,6 +54,17 @@ def test_report_is_labelled_with_evidence_and_exact_spans(demo: NetworkXStore) -
     assert "⚡ conflict" in markdown and "—[associated_with]→" in markdown
 
 
+def test_coordinated_subjects_become_separate_claims(demo: NetworkXStore) -> None:
+    result = KGGroundingValidator(demo).validate(
+        "SNCA and LRRK2 are associated with Parkinson disease 4."
+    )
+    assert [(c.text, c.label) for c in result.claims] == [
+        ("SNCA are associated with Parkinson disease 4.", "grounded"),
+        ("LRRK2 are associated with Parkinson disease 4.", "inferred"),
+    ]
+    assert [e.text for e in result.claims[1].entities] == ["LRRK2", "Parkinson disease 4"]
+
+
 def test_bad_reports_are_clear_errors(demo: NetworkXStore) -> None:
     validator = KGGroundingValidator(demo, max_chars=1000)
     with pytest.raises(KGError, match="empty"):
