@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-slow validity lint typecheck format bench bench-completeness clean
+.PHONY: setup demo test test-slow validity lint typecheck format bench bench-completeness bench-grounding clean
 
 setup: $(STAMP)
 
@@ -44,6 +44,10 @@ bench: setup
 # Calibrated recall vs target on UMLS and the demo KG (trains 8 predictors; about an hour).
 bench-completeness: setup
 	$(BIN)/python benchmarks/completeness.py --datasets umls demo
+
+# Grounding labels on claims generated from the demo KG (about 30 s).
+bench-grounding: setup
+	$(BIN)/python benchmarks/grounding.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -27,7 +27,7 @@ from kgrecall.calibration import (
     reduce_strata,
     resolve_level,
 )
-from kgrecall.grounding import KGGroundingValidator
+from kgrecall.grounding import KGGroundingValidator, auto_learn
 from kgrecall.kg import (
     DEMO_NAME,
     DemoConfig,
@@ -42,6 +42,7 @@ from kgrecall.kg import (
 )
 from kgrecall.kg.loaders import LOADERS, build_store, get_loader, load_tsv
 from kgrecall.kg.neo4j_store import Neo4jStore
+from kgrecall.llm import LLMSettings, chat_model
 from kgrecall.tools import TOPOLOGIES, QueryNode, parse_query
 from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
 
@@ -541,9 +542,22 @@ def ground_command(
     hub_degree: Annotated[
         int, typer.Option(min=2, help="Nodes with this many edges never carry a path.")
     ] = 200,
+    learn: Annotated[
+        bool,
+        typer.Option(
+            "--auto-learn",
+            help="After checking, add the report's entities to the KG (provenance auto_learned).",
+        ),
+    ] = False,
+    task: Annotated[str, typer.Option(help="The analysis task, for --auto-learn.")] = "",
+    tools: Annotated[
+        list[str] | None, typer.Option("--tool", help="A tool the analysis used (repeatable).")
+    ] = None,
     home: HomeOption = None,
 ) -> None:
-    """Label every claim of a report grounded / inferred / ungrounded / trivial."""
+    """Label every claim of a report grounded / inferred / ungrounded / trivial.
+
+    With OPENAI_API_KEY set, claims are extracted by the LLM (heuristic fallback, noted)."""
     if output_format not in ("md", "json"):
         raise KGError(f"invalid --format {output_format!r}; valid: md, json")
     try:
@@ -552,8 +566,13 @@ def ground_command(
         raise KGError(f"{report}: no such file") from None
     except UnicodeDecodeError as error:
         raise KGError(f"{report}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    store = Workspace(home).load(kg)
-    result = KGGroundingValidator(store, hub_degree=hub_degree).validate(text)
+    if (task or tools) and not learn:
+        raise KGError("--task and --tool describe the analysis for --auto-learn; add --auto-learn")
+    workspace = Workspace(home)
+    store = workspace.load(kg)
+    settings = LLMSettings.from_env()
+    llm = chat_model(settings) if settings is not None else None
+    result = KGGroundingValidator(store, hub_degree=hub_degree, llm=llm).validate(text)
     if output_format == "json":
         rendered = result.model_dump_json(indent=2) + "\n"
     else:
@@ -566,6 +585,15 @@ def ground_command(
     else:
         atomic_write_bytes(output, rendered.encode("utf-8"))
         typer.echo(f"{len(result.claims)} claims → {output}", err=True)
+    if learn:
+        learned = auto_learn(store, task=task, findings=text, tools=tools or [])
+        workspace.save(store, kg)
+        typer.echo(
+            f"auto-learned into {kg!r}: {len(learned.nodes_added)} nodes, "
+            f"{learned.edges_added} edges ({learned.edges_skipped_existing} already present); "
+            "the KG version changed, so rerun `kgrecall calibrate` before calibrated queries",
+            err=True,
+        )
 
 
 def main() -> None:

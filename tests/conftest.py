@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kgrecall.kg import Edge, GraphStore, KGSchema, NetworkXStore, Node
+from tests.llm_server import OpenAIStub, start_stub
 
 DATA = Path(__file__).parent / "data"
 
@@ -102,4 +103,14 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own KGRECALL_HOME so nothing touches the user's cache."""
     home = tmp_path / "kgrecall-home"
     monkeypatch.setenv("KGRECALL_HOME", str(home))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # offline unless a test sets a stub
     return home
+
+
+@pytest.fixture
+def openai_stub() -> Iterator[OpenAIStub]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (see tests/llm_server.py)."""
+    stub, server = start_stub()
+    yield stub
+    server.shutdown()
+    server.server_close()

@@ -1,6 +1,7 @@
 """Dependencies point one way (DESIGN §3).
 
-service → agents → {calibration, grounding} → tools → kg
+service → agents → {calibration, grounding} → tools → kg; llm (OpenAI-compatible client) and
+prompts (templates) sit beside kg: llm may use kg's errors, prompts nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kgrecall"
 
 #: For each subpackage, the kgrecall subpackages it must never import.
 FORBIDDEN: dict[str, set[str]] = {
-    "kg": {"tools", "calibration", "grounding", "agents", "service", "cli", "prompts"},
+    "kg": {"tools", "calibration", "grounding", "agents", "service", "cli", "prompts", "llm"},
+    "llm": {"tools", "calibration", "grounding", "agents", "service", "cli", "prompts"},
+    "prompts": {"kg", "llm", "tools", "calibration", "grounding", "agents", "service", "cli"},
     "tools": {"calibration", "grounding", "agents", "service", "cli"},
     "calibration": {"agents", "service", "cli", "grounding"},
     "grounding": {"agents", "service", "cli", "calibration"},

@@ -1,13 +1,14 @@
-"""Grounding: check the claims of a report against the KG (issue #6, in progress).
+"""Grounding: check the claims of a report against the KG.
 
-Built so far: heuristic claim extraction with spans, biomedical entity extraction (regex NER +
-dictionary matching on KG names) and path verification with labels, hub avoidance, relation
-conflicts, negation and confidence; the KGGroundingValidator with JSON and annotated markdown
-output (`kgrecall ground`), with conjunction splitting. LLM claim extraction, auto-learning
-and the benchmark come next.
-Depends on :mod:`kgrecall.kg` only.
+Claim extraction (heuristic, or by an OpenAI-compatible LLM with fallback), biomedical entity
+extraction (regex NER + dictionary matching on KG names), path verification with labels, hub
+avoidance, relation and direction conflicts, negation and confidence; the
+KGGroundingValidator with JSON and annotated markdown output (``kgrecall ground``); opt-in
+auto-learning of analysis entities. Depends on :mod:`kgrecall.kg`, :mod:`kgrecall.llm` and
+:mod:`kgrecall.prompts`.
 """
 
+from kgrecall.grounding.autolearn import LearningReport, auto_learn
 from kgrecall.grounding.claims import (
     DEFAULT_MAX_CHARS,
     Claim,
@@ -16,6 +17,11 @@ from kgrecall.grounding.claims import (
     split_conjunctions,
 )
 from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
+from kgrecall.grounding.llm_claims import (
+    ExtractedClaim,
+    ExtractedClaims,
+    extract_claims_with_llm,
+)
 from kgrecall.grounding.validator import (
     ICONS,
     ClaimResult,
@@ -43,13 +49,18 @@ __all__ = [
     "ClaimVerdict",
     "EntityExtractor",
     "EntityMention",
+    "ExtractedClaim",
+    "ExtractedClaims",
     "GroundingResult",
     "KGGroundingValidator",
     "Label",
+    "LearningReport",
     "Mention",
     "PairVerdict",
     "PathVerifier",
+    "auto_learn",
     "check_report",
     "extract_claims",
+    "extract_claims_with_llm",
     "split_conjunctions",
 ]

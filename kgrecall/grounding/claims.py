@@ -63,17 +63,27 @@ _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_LAST_WORD = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z.]*)$")
+_LABEL_WORD = re.compile(
+    r"\b(type|group|complex|class|factor|vitamin|subunit|chain|form|stage|grade|phase|"
+    r"protein|hepatitis|subtype)$",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9])")
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """One atomic statement and where it sits in the report (``report[start:end]``)."""
+    """One atomic statement and where it sits in the report (``report[start:end]``).
+
+    ``verbatim``: the text is the span itself (whitespace aside); an LLM's rewritten claim is
+    not, and its span is the sentence it came from.
+    """
 
     text: str
     start: int
     end: int
+    verbatim: bool = True
 
 
 def check_report(report: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:
@@ -100,12 +110,12 @@ def extract_claims(report: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> list[C
     """Sentences of the report's paragraphs, bullet items and table rows, with spans."""
     check_report(report, max_chars=max_chars)
     claims: list[Claim] = []
-    for start, end in _units(report):
+    for start, end in report_units(report):
         claims.extend(_sentences(report, start, end))
     return claims
 
 
-def _units(report: str) -> list[tuple[int, int]]:
+def report_units(report: str) -> list[tuple[int, int]]:
     """Character ranges of paragraphs, bullet items and table cells' rows."""
     units: list[tuple[int, int]] = []
     paragraph: tuple[int, int] | None = None
@@ -191,7 +201,11 @@ def _is_abbreviation(unit: str, stop: int) -> bool:
     last = token.rsplit(".", 1)[-1]
     if last in ABBREVIATIONS:  # "e.g" inside "(e.g."
         return True
-    return len(word.group(1)) == 1 and word.group(1).isupper()  # an initial: "J. Smith"
+    if len(word.group(1)) != 1 or not word.group(1).isupper():
+        return False
+    # An initial ("J. Smith"), unless the letter closes a name: "type B.", "deficient, B."
+    before = unit[max(0, word.start() - 12) : word.start()].rstrip()
+    return not before.endswith(",") and _LABEL_WORD.search(before) is None
 
 
 _JOINER = re.compile(r"\s*(?:,\s*and|,|and|&|as well as)\s*", re.IGNORECASE)

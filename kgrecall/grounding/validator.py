@@ -9,17 +9,24 @@ confidence of the non-trivial claims.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from kgrecall.grounding.claims import (
     DEFAULT_MAX_CHARS,
     Claim,
+    check_report,
     extract_claims,
     split_conjunctions,
 )
 from kgrecall.grounding.entities import EntityExtractor, Mention, MentionKind
+from kgrecall.grounding.llm_claims import extract_claims_with_llm
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
+from kgrecall.llm import LLMError
 from kgrecall.tools import EvidenceTriple
 
 ICONS: dict[str, str] = {
@@ -57,11 +64,17 @@ class ClaimResult(BaseModel):
 
 
 class GroundingResult(BaseModel):
-    """Every claim of a report, the label counts and the overall confidence."""
+    """Every claim of a report, the label counts and the overall confidence.
+
+    ``extraction`` says who split the report into claims; ``notes`` why the LLM was not used
+    when one was configured.
+    """
 
     claims: list[ClaimResult]
     counts: dict[str, int]
     overall_confidence: float | None
+    extraction: Literal["heuristic", "llm"] = "heuristic"
+    notes: list[str] = Field(default_factory=list)
 
     def to_markdown(self, names: dict[str, str] | None = None) -> str:
         """The annotated report: one block per claim, evidence chains indented under it."""
@@ -72,7 +85,9 @@ class GroundingResult(BaseModel):
             "Overall confidence: "
             + ("n/a" if self.overall_confidence is None else f"{self.overall_confidence:.2f}")
             + " · "
-            + ", ".join(f"{ICONS[k]} {k} {v}" for k, v in self.counts.items()),
+            + ", ".join(f"{ICONS[k]} {k} {v}" for k, v in self.counts.items())
+            + f" · claims extracted by the {self.extraction} extractor",
+            *(f"\n> {note}" for note in self.notes),
             "",
         ]
         for claim in self.claims:
@@ -85,6 +100,9 @@ class GroundingResult(BaseModel):
                     for t in chain
                 )
                 lines.append(f"  - evidence: {steps}")
+            outside = [m.text for m in claim.entities if not m.in_kg]
+            if outside:
+                lines.append(f"  - not in the KG: {', '.join(outside)}")
             for conflict in claim.conflicts:
                 lines.append(f"  - ⚡ conflict: {conflict}")
         return "\n".join(lines) + "\n"
@@ -100,33 +118,76 @@ class KGGroundingValidator:
         max_depth: int = 4,
         hub_degree: int = 200,
         max_chars: int = DEFAULT_MAX_CHARS,
+        llm: BaseChatModel | None = None,
     ) -> None:
         self.store = store
         self.extractor = EntityExtractor(store)
         self.verifier = PathVerifier(store, max_depth=max_depth, hub_degree=hub_degree)
         self.max_chars = max_chars
+        self.llm = llm
 
     def validate(self, report: str) -> GroundingResult:
         """Label every claim of ``report`` (see the module docstring)."""
+        claims, extraction, notes = self._claims(report)
         results = []
-        for claim in extract_claims(report, max_chars=self.max_chars):
+        for claim in claims:
+            if not claim.verbatim:
+                results.append(self._rewritten(report, claim))
+                continue
             # Entities from the raw span, so their offsets are exact in the report.
             raw = report[claim.start : claim.end]
-            mentions = [m for m in self.extractor.extract(raw) if m.in_kg]
-            parts = split_conjunctions(raw, [(m.start, m.end) for m in mentions])
-            for text, kept in parts:
-                used = [mentions[i] for i in kept]
+            found = self.extractor.extract(raw)
+            mentions = [m for m in found if m.in_kg]
+            outside = [m for m in found if not m.in_kg]  # listed and counted, never verified
+            # Predicates and negation are read outside the names ("X-linked", "Non-…").
+            masked = _mask(raw, found)
+            spans = [(m.start, m.end) for m in mentions]
+            parts = split_conjunctions(raw, spans)
+            wording = split_conjunctions(masked, spans)
+            for (text, kept), (masked_text, _) in zip(parts, wording, strict=True):
+                used = sorted([*(mentions[i] for i in kept), *outside], key=lambda m: m.start)
                 sub_text = (
                     " ".join(text.replace("|", " ").split()) if len(parts) > 1 else claim.text
                 )
-                results.append(self._result(claim, sub_text, used))
+                results.append(self._result(claim, sub_text, masked_text, used))
         counts = {label: sum(c.label == label for c in results) for label in ICONS}
         scored = [c.confidence for c in results if c.confidence is not None]
         overall = round(sum(scored) / len(scored), 4) if scored else None
-        return GroundingResult(claims=results, counts=counts, overall_confidence=overall)
+        return GroundingResult(
+            claims=results,
+            counts=counts,
+            overall_confidence=overall,
+            extraction=extraction,
+            notes=notes,
+        )
 
-    def _result(self, claim: Claim, text: str, mentions: list[Mention]) -> ClaimResult:
-        verdict = self.verifier.verify_claim(text, [m.entity_id for m in mentions])
+    def _claims(self, report: str) -> tuple[list[Claim], Literal["heuristic", "llm"], list[str]]:
+        """Claims by the LLM when one is configured, else (or when it fails) heuristically."""
+        if self.llm is None:
+            return extract_claims(report, max_chars=self.max_chars), "heuristic", []
+        check_report(report, max_chars=self.max_chars)  # bad input is refused, not retried
+        try:
+            claims = extract_claims_with_llm(report, self.llm, max_chars=self.max_chars)
+        except LLMError as error:
+            note = f"LLM claim extraction failed ({error}); claims were extracted heuristically"
+            return extract_claims(report, max_chars=self.max_chars), "heuristic", [note]
+        return claims, "llm", []
+
+    def _rewritten(self, report: str, claim: Claim) -> ClaimResult:
+        """An LLM claim: entities read from its own text, placed in its source sentence."""
+        found = self.extractor.extract(claim.text)
+        source = report[claim.start : claim.end].casefold()
+        placed = []
+        for mention in found:
+            at = source.find(mention.text.casefold())
+            start, end = (at, at + len(mention.text)) if at >= 0 else (0, claim.end - claim.start)
+            placed.append(replace(mention, start=start, end=end))
+        return self._result(claim, claim.text, _mask(claim.text, found), placed)
+
+    def _result(
+        self, claim: Claim, text: str, wording: str, mentions: list[Mention]
+    ) -> ClaimResult:
+        verdict = self.verifier.verify_claim(wording, [m.entity_id for m in mentions])
         return ClaimResult(
             text=text,
             start=claim.start,
@@ -153,3 +214,11 @@ class KGGroundingValidator:
             negated=verdict.negated,
             conflicts=verdict.conflicts,
         )
+
+
+def _mask(text: str, mentions: list[Mention]) -> str:
+    """``text`` with every mention overwritten by ``X`` (same length, so spans still hold)."""
+    chars = list(text)
+    for mention in mentions:
+        chars[mention.start : mention.end] = "X" * (mention.end - mention.start)
+    return "".join(chars)

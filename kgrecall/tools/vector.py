@@ -94,7 +94,9 @@ class VectorIndex:
             from usearch.index import Index
 
             index = Index(ndim=self._vectors.shape[1], metric="cos", dtype="f32")
-            index.add(np.arange(len(self.ids)), self._vectors)
+            # One thread: a concurrent build links the graph differently on every run, and
+            # search results must be reproducible (calibration scores depend on them).
+            index.add(np.arange(len(self.ids)), self._vectors, threads=1)
             self._ann = index
         return self._ann
 

@@ -16,7 +16,9 @@ def test_sentences_survive_abbreviations_initials_and_dotted_symbols() -> None:
     report = (
         "SNCA is associated with Parkinson disease (e.g. PD4, see Fig. 2). "
         "Smith et al. showed that Nkx2.1 and p.R1441G matter in 3.5 % of cases. "
-        "J. Smith disagrees! Is LRRK2 involved? Yes."
+        "J. Smith disagrees! Is LRRK2 involved? Yes. It binds WNT2B. DYRK1A is next. "
+        "GCH1 causes hyperphenylalaninemia, BH4-deficient, B. It is treatable with vitamin C. "
+        "Mutations were found in hepatitis B. Dr. A. B. Jones agrees."
     )
     assert texts(report) == [
         "SNCA is associated with Parkinson disease (e.g. PD4, see Fig. 2).",
@@ -24,6 +26,12 @@ def test_sentences_survive_abbreviations_initials_and_dotted_symbols() -> None:
         "J. Smith disagrees!",
         "Is LRRK2 involved?",
         "Yes.",
+        "It binds WNT2B.",  # a symbol ending in a capital is not an initial
+        "DYRK1A is next.",
+        "GCH1 causes hyperphenylalaninemia, BH4-deficient, B.",  # a name ending in a letter
+        "It is treatable with vitamin C.",
+        "Mutations were found in hepatitis B.",
+        "Dr. A. B. Jones agrees.",
     ]
 
 

@@ -5,12 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kgrecall.grounding.entities import EntityExtractor
-from kgrecall.kg import NetworkXStore, build_demo_kg
-
-
-@pytest.fixture(scope="module")
-def demo() -> NetworkXStore:
-    return build_demo_kg(progress=False)
+from kgrecall.kg import NetworkXStore
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from kgrecall.cli import app
 from kgrecall.grounding import KGGroundingValidator
-from kgrecall.kg import KGError, NetworkXStore, build_demo_kg
+from kgrecall.kg import KGError, NetworkXStore, Workspace
+from tests.llm_server import OpenAIStub, Reply
 
 REPORT = """# PD genetics
 
@@ -23,11 +24,6 @@ SNCA is associated with Parkinson disease 4 (OMIM:605543).
 |---|---|
 | SNCA | shows Parkinsonism |
 """
-
-
-@pytest.fixture(scope="module")
-def demo() -> NetworkXStore:
-    return build_demo_kg(progress=False)
 
 
 def test_report_is_labelled_with_evidence_and_exact_spans(demo: NetworkXStore) -> None:
@@ -88,3 +84,63 @@ def test_ground_command(isolated_home: Path, tmp_path: Path) -> None:
     binary.write_bytes(b"abc\x00\xff")
     refused = runner.invoke(app, ["ground", str(binary)])
     assert refused.exit_code != 0 and "not UTF-8" in str(refused.exception)
+    stray = runner.invoke(app, ["ground", str(report), "--task", "PD genes"])
+    assert "add --auto-learn" in str(stray.exception)
+
+
+def test_ground_command_auto_learns_and_uses_a_configured_llm(
+    isolated_home: Path, tmp_path: Path, openai_stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["kg", "build-demo"]).exit_code == 0
+    report = tmp_path / "report.md"
+    report.write_text("SNCA is associated with Parkinson disease 4 and GO:9999999.\n")
+    claim = "SNCA is associated with Parkinson disease 4 and GO:9999999."
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_stub.base_url)
+    openai_stub.script(
+        Reply(tool="ExtractedClaims", arguments={"claims": [{"text": claim, "source": claim}]})
+    )
+    out = tmp_path / "grounding.json"
+    learned = runner.invoke(
+        app,
+        ["ground", str(report), "--format", "json", "--output", str(out), "--auto-learn",
+         "--task", "Which genes matter in PD?", "--tool", "blast"],
+    )  # fmt: skip
+    assert learned.exit_code == 0, learned.output
+    assert json.loads(out.read_text())["extraction"] == "llm"
+    kg = Workspace(isolated_home).load("demo")
+    assert kg.get_node("tool:blast").sources == ("auto_learned",)
+    assert kg.get_node("GO:9999999").type == "go_term"
+    edge = kg.get_edge("GO:9999999", "co_occurs_with", "NCBIGene:6622")  # SNCA
+    assert edge is not None and edge.sources == ("auto_learned",)
+
+
+def test_entities_outside_the_kg_are_listed_and_unverifiable(demo: NetworkXStore) -> None:
+    result = KGGroundingValidator(demo).validate("SNCA regulates GO:9999999 in Mus musculus.")
+    (claim,) = result.claims
+    assert claim.label == "ungrounded" and claim.confidence == 0.0
+    outside = [(e.text, e.id) for e in claim.entities if not e.in_kg]
+    assert outside == [("GO:9999999", "GO:9999999"), ("Mus musculus", "NCBITaxon:10090")]
+    assert "not in the KG: GO:9999999, Mus musculus" in result.to_markdown()
+
+
+@pytest.mark.timeout(120)  # a hang guard, not a speed target
+def test_a_ten_megabyte_report_is_refused_before_any_work(demo: NetworkXStore) -> None:
+    report = "SNCA is associated with Parkinson disease 4. " * 230_000  # ≈ 10 MB
+    with pytest.raises(KGError, match="10,350,000 characters, more than the limit"):
+        KGGroundingValidator(demo).validate(report)
+
+
+def test_predicates_are_read_outside_entity_names(demo: NetworkXStore) -> None:
+    # "X-linked" inside the disease name must not read as the generic "linked".
+    result = KGGroundingValidator(demo).validate(
+        "Intellectual developmental disorder, X-linked syndromic, Christianson type "
+        "is a subtype of Hyperkinetic movements."
+    )
+    (claim,) = result.claims
+    assert claim.claimed_relations == ["subclass_of"]
+    assert claim.label == "grounded" and claim.conflicts == [
+        "the claim says subclass_of, the KG relates OMIM:300243 and HP:0002487 only by "
+        "has_phenotype"
+    ]

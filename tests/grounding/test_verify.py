@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kgrecall.grounding.verify import PathVerifier
@@ -34,7 +36,14 @@ def test_claim_labels_relations_and_conflicts(store: NetworkXStore) -> None:
     assert plain.label == "grounded" and plain.confidence == 1.0 and not plain.conflicts
     wrong = verifier.verify_claim("Levodopa targets Parkinson disease.", ["X", "D1"])
     assert wrong.label == "grounded" and wrong.confidence is not None
-    assert wrong.confidence < plain.confidence  # predicate differs from the edge (treats)
+    assert wrong.confidence < plain.confidence
+    assert wrong.conflicts == [
+        "the claim says targets, the KG relates X and D1 only by treats"
+    ]  # the KG's only direct edge is X treats D1
+    generic = verifier.verify_claim("Levodopa is linked to Parkinson disease.", ["X", "D1"])
+    assert not generic.conflicts  # "linked" is generic: any direct edge matches
+    indirect = verifier.verify_claim("Levodopa treats Parkinsonism.", ["X", "P1"])
+    assert indirect.label == "grounded" and not indirect.conflicts  # 2 hops: not checked
     negated = verifier.verify_claim("SNCA is not associated with Parkinson disease.", ["G1", "D1"])
     assert negated.negated and negated.conflicts and negated.confidence == pytest.approx(0.2)
     assert verifier.verify_claim("The sky is blue.", []).label == "trivial"
@@ -56,3 +65,53 @@ def test_auto_learned_edges_never_ground(store: NetworkXStore) -> None:
     changed.add_edges(e for e in store.edges() if e.head != "H")
     changed.add_edges([Edge("G3", "co_occurs_with", "P0", sources=("auto_learned",))])
     assert PathVerifier(changed).verify_pair("G3", "P0").label == "ungrounded"
+
+
+def test_direction_of_directed_relations(store: NetworkXStore) -> None:
+    verifier = PathVerifier(store)
+    forward = verifier.verify_claim("Levodopa targets SNCA.", ["X", "G1"])
+    assert not forward.conflicts and forward.confidence == 1.0
+    reverse = verifier.verify_claim("SNCA targets Levodopa.", ["G1", "X"])
+    assert reverse.conflicts == ["direction: the KG says X targets G1, the claim the reverse"]
+    passive = verifier.verify_claim("SNCA is targeted by Levodopa.", ["G1", "X"])
+    assert not passive.conflicts  # the passive voice puts the object first
+    symmetric = verifier.verify_claim("SNCA interacts with LRRK2.", ["G1", "G2"])
+    assert not symmetric.conflicts  # the KG edge is G2 → G1; interaction has no direction
+
+
+def reference_distance(store: NetworkXStore, source: str, target: str, hub: int) -> int | None:
+    """Plain one-sided BFS over the undirected KG; hubs may end a path, never carry one."""
+    adjacency: dict[str, set[str]] = {}
+    for edge in store.edges():
+        adjacency.setdefault(edge.head, set()).add(edge.tail)
+        adjacency.setdefault(edge.tail, set()).add(edge.head)
+    degree = {n: len(store.neighbors(n, direction="both")) for n in adjacency}
+    seen, frontier = {source: 0}, [source]
+    while frontier:
+        following = []
+        for node in frontier:
+            if seen[node] == 4 or (node != source and degree[node] >= hub):
+                continue
+            for other in adjacency.get(node, ()):
+                if other not in seen:
+                    seen[other] = seen[node] + 1
+                    following.append(other)
+        frontier = following
+    return seen.get(target)
+
+
+def test_bidirectional_search_finds_shortest_hub_free_paths(demo: NetworkXStore) -> None:
+    rng = random.Random(7)
+    ids = sorted(n.id for n in demo.nodes() if demo.neighbors(n.id, direction="both"))
+    verifier = PathVerifier(demo, hub_degree=200)
+    lengths = []
+    for _ in range(60):
+        source, target = rng.sample(ids, 2)
+        expected = reference_distance(demo, source, target, 200)
+        path = verifier._search(source, target, avoid_hubs=True)
+        assert (None if path is None else len(path)) == expected, (source, target)
+        if path:  # a connected chain from source to target
+            ends = {path[0].head, path[0].tail} & {source}
+            assert ends and target in (path[-1].head, path[-1].tail)
+            lengths.append(len(path))
+    assert len(set(lengths)) >= 2  # the sample covers several path lengths

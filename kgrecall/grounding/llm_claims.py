@@ -1,0 +1,94 @@
+"""LLM claim extraction: atomic claims from an OpenAI-compatible model, tied back to the report.
+
+The report is sent in chunks of whole paragraphs / bullets / table rows (at most
+``chunk_chars`` characters each, so prompts stay bounded). The model answers an
+``ExtractedClaims`` object (pydantic-validated, see :func:`kgrecall.llm.structured_call`):
+each claim with the report sentence it comes from, copied verbatim. That sentence locates the
+claim in the report (exactly, else with any whitespace between its words). Any failure — the
+call, the schema, a source sentence not in the report, no claims from a chunk that has
+sentences — is an :class:`~kgrecall.llm.LLMError`; the validator then falls back to the
+heuristic extractor and says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from kgrecall.grounding.claims import (
+    DEFAULT_MAX_CHARS,
+    Claim,
+    check_report,
+    extract_claims,
+    report_units,
+)
+from kgrecall.llm import LLMError, structured_call
+from kgrecall.prompts import load_prompt
+
+#: Largest chunk of the report sent in one call (characters).
+DEFAULT_CHUNK_CHARS = 12_000
+
+
+class ExtractedClaim(BaseModel):
+    """One atomic claim as the model states it, and the report sentence it comes from."""
+
+    text: str = Field(min_length=1, description="the atomic claim, one relation or property")
+    source: str = Field(min_length=1, description="the report sentence, copied verbatim")
+
+
+class ExtractedClaims(BaseModel):
+    """The model's answer for one chunk of the report."""
+
+    claims: list[ExtractedClaim]
+
+
+def extract_claims_with_llm(
+    report: str,
+    model: BaseChatModel,
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    chunk_chars: int = DEFAULT_CHUNK_CHARS,
+) -> list[Claim]:
+    """Atomic claims of ``report`` by ``model``, each with the span of its source sentence."""
+    check_report(report, max_chars=max_chars)
+    system = load_prompt("claim_extraction")
+    claims: list[Claim] = []
+    for start, end in _chunks(report, chunk_chars):
+        chunk = report[start:end]
+        answer = structured_call(model, ExtractedClaims, system, chunk)
+        if not answer.claims and extract_claims(chunk, max_chars=max_chars + 1):
+            raise LLMError(f"the LLM found no claims in characters {start:,}–{end:,}")
+        for item in answer.claims:
+            span = _locate(chunk, item.source)
+            if span is None:
+                raise LLMError(f"claim source not found in the report: {item.source[:80]!r}")
+            claims.append(
+                Claim(" ".join(item.text.split()), start + span[0], start + span[1], False)
+            )
+    return claims
+
+
+def _chunks(report: str, chunk_chars: int) -> list[tuple[int, int]]:
+    """Consecutive runs of whole units, each at most ``chunk_chars`` long (a longer unit alone)."""
+    chunks: list[tuple[int, int]] = []
+    for start, end in report_units(report):
+        if chunks and end - chunks[-1][0] <= chunk_chars:
+            chunks[-1] = (chunks[-1][0], end)
+        else:
+            chunks.append((start, end))
+    return chunks
+
+
+def _locate(chunk: str, source: str) -> tuple[int, int] | None:
+    """Span of ``source`` in ``chunk``: exact, else its words with any whitespace between."""
+    wanted = source.strip()
+    found = chunk.find(wanted)
+    if found >= 0:
+        return found, found + len(wanted)
+    words = wanted.split()
+    if not words:
+        return None
+    match = re.search(r"\s+".join(re.escape(w) for w in words), chunk)
+    return match.span() if match else None

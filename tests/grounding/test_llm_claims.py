@@ -1,0 +1,114 @@
+"""LLM claim extraction: the real client against a local stub server, fake chat models,
+and the fallback to the heuristic extractor on every kind of failure."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from pydantic import SecretStr
+
+from kgrecall.grounding import KGGroundingValidator
+from kgrecall.grounding.llm_claims import extract_claims_with_llm
+from kgrecall.kg import KGError, NetworkXStore
+from kgrecall.llm import LLMSettings, chat_model
+from tests.llm_server import OpenAIStub, Reply
+
+REPORT = """# Findings
+
+SNCA and LRRK2 are associated with Parkinson disease 4. The weather was fine.
+"""
+FIRST = "SNCA and LRRK2 are associated with Parkinson disease 4."
+CLAIMS = {
+    "claims": [
+        {"text": "SNCA is associated with Parkinson disease 4.", "source": FIRST},
+        {"text": "LRRK2 is associated with Parkinson disease 4.", "source": FIRST},
+        {"text": "The weather was fine.", "source": "The weather was fine."},
+    ]
+}
+
+
+def stub_model(stub: OpenAIStub, timeout_s: float = 5.0) -> BaseChatModel:
+    return chat_model(
+        LLMSettings(api_key=SecretStr("k"), base_url=stub.base_url, timeout_s=timeout_s)
+    )
+
+
+def test_llm_claims_are_labelled_and_placed_in_their_sentence(
+    demo: NetworkXStore, openai_stub: OpenAIStub
+) -> None:
+    openai_stub.script(Reply(tool="ExtractedClaims", arguments=CLAIMS))
+    validator = KGGroundingValidator(demo, llm=stub_model(openai_stub))
+    result = validator.validate(REPORT)
+    assert result.extraction == "llm" and not result.notes
+    assert [(c.text, c.label) for c in result.claims] == [
+        ("SNCA is associated with Parkinson disease 4.", "grounded"),
+        ("LRRK2 is associated with Parkinson disease 4.", "inferred"),
+        ("The weather was fine.", "trivial"),
+    ]
+    start = REPORT.index(FIRST)
+    lrrk2 = result.claims[1]
+    assert (lrrk2.start, lrrk2.end) == (start, start + len(FIRST))
+    assert [REPORT[e.start : e.end] for e in lrrk2.entities] == ["LRRK2", "Parkinson disease 4"]
+    system = openai_stub.requests[0]["messages"][0]["content"]
+    assert "atomic factual claims" in system  # the shipped prompt template was sent
+    assert "claims extracted by the llm extractor" in result.to_markdown()
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (
+            Reply(tool="ExtractedClaims", arguments={"claims": [{"text": "x", "source": "nope"}]}),
+            "claim source not found in the report: 'nope'",
+        ),
+        (Reply(tool="ExtractedClaims", arguments={"claims": []}), "found no claims"),
+        (Reply(tool="ExtractedClaims", arguments={"items": []}), "not a valid ExtractedClaims"),
+        (Reply(status=429), "the LLM call failed"),
+        (Reply(delay_s=3, content="{}"), "timed out"),
+    ],
+)
+def test_any_llm_failure_falls_back_to_the_heuristic(
+    demo: NetworkXStore, openai_stub: OpenAIStub, reply: Reply, reason: str
+) -> None:
+    openai_stub.script(reply)
+    model = stub_model(openai_stub, timeout_s=1)
+    result = KGGroundingValidator(demo, llm=model).validate(REPORT)
+    assert result.extraction == "heuristic"
+    assert len(result.notes) == 1 and reason in result.notes[0]
+    assert [c.label for c in result.claims] == ["grounded", "inferred", "trivial"]
+
+
+def test_fake_chat_model_answering_json_content(demo: NetworkXStore) -> None:
+    model = FakeListChatModel(responses=[json.dumps(CLAIMS)])
+    result = KGGroundingValidator(demo, llm=model).validate(REPORT)
+    assert result.extraction == "llm" and result.counts["grounded"] == 1
+
+
+def test_bad_reports_are_refused_before_any_llm_call(
+    demo: NetworkXStore, openai_stub: OpenAIStub
+) -> None:
+    validator = KGGroundingValidator(demo, llm=stub_model(openai_stub))
+    with pytest.raises(KGError, match="empty"):
+        validator.validate("   ")
+    assert openai_stub.requests == []
+
+
+def test_long_reports_go_in_bounded_chunks(openai_stub: OpenAIStub) -> None:
+    paragraphs = [f"Gene G{i} is associated with disease D{i}." for i in range(6)]
+    report = "\n\n".join(paragraphs)
+    openai_stub.script(
+        *(
+            Reply(
+                tool="ExtractedClaims",
+                arguments={"claims": [{"text": p, "source": p} for p in paragraphs[i : i + 2]]},
+            )
+            for i in range(0, 6, 2)
+        )
+    )
+    claims = extract_claims_with_llm(report, stub_model(openai_stub), chunk_chars=100)
+    assert len(openai_stub.requests) == 3  # two paragraphs (≤ 100 characters) per call
+    assert [report[c.start : c.end] for c in claims] == paragraphs
+    assert all(len(r["messages"][1]["content"]) <= 100 for r in openai_stub.requests)
