@@ -13,18 +13,11 @@ import typer
 from pydantic import ValidationError
 from tqdm import tqdm
 
+from kgrecall.agents import QueryService, calibration_store, load_predictor, model_path
 from kgrecall.calibration import (
     METHODS,
-    NO_PREDICTOR,
     CalibratedAnswer,
     CalibratedRetriever,
-    CalibrationSettings,
-    CalibrationStore,
-    ReducedGraph,
-    Stratum,
-    calibrate,
-    open_calibration_store,
-    reduce_strata,
     resolve_level,
 )
 from kgrecall.grounding import KGGroundingValidator, auto_learn
@@ -47,7 +40,6 @@ from kgrecall.tools import TOPOLOGIES, QueryNode, parse_query
 from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
 
 #: The calibration store, shared by every KG of a workspace (records are keyed by KG).
-CALIBRATION_FILE = "calibration.sqlite"
 
 app = typer.Typer(help="Recall-calibrated answers over incomplete biomedical knowledge graphs.")
 kg_app = typer.Typer(help="Build, import and inspect knowledge graphs.", no_args_is_help=True)
@@ -193,7 +185,6 @@ def subgraph(
 
 def neo4j_store(database: str | None, schema: KGSchema | None = None) -> GraphStore:
     """A Neo4jStore from NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD."""
-    import os
 
     from neo4j import GraphDatabase
 
@@ -243,11 +234,6 @@ def relations() -> None:
         typer.echo(f"{name:<22} {meaning}")
 
 
-def model_path(workspace: Workspace, kg: str, model: str) -> Path:
-    """Where ``kgrecall train`` saves the model ``model`` of KG ``kg``."""
-    return workspace.artifact_path(kg, "models", f"{model.lower()}.pt")
-
-
 @app.command("train")
 def train(
     kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
@@ -262,12 +248,18 @@ def train(
         float | None, typer.Option(help="Stop training after this much wall time.")
     ] = None,
     seed: Annotated[int, typer.Option()] = 0,
+    if_missing: Annotated[
+        bool, typer.Option(help="Do nothing when this KG already has a trained model.")
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Train the link predictor on a KG; print filtered test metrics and the go/no-go verdict."""
     if loop not in ("auto", "lcwa", "slcwa"):
         raise KGError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
     workspace = Workspace(home)
+    if if_missing and model_path(workspace, kg, model).is_file():
+        typer.echo(f"KG {kg!r} already has a trained {model} model (retrain without --if-missing)")
+        return
     store = workspace.load(kg)
     config = TrainingConfig(
         model=model,
@@ -295,44 +287,6 @@ def train(
     verdict = "GO" if test.go else "NO-GO"
     typer.echo(f"  verdict: {verdict} (needs MRR ≥ {GO_MRR} and Hits@10 ≥ {GO_HITS_AT_10})")
     typer.echo(f"  saved: {path}")
-
-
-def _load_predictor(
-    workspace: Workspace, kg: str, store: GraphStore, model: str, no_neural: bool
-) -> LinkPredictor | None:
-    if no_neural:
-        return None
-    path = model_path(workspace, kg, model)
-    if not path.is_file():
-        raise KGError(
-            f"KG {kg!r} has no trained {model} model ({path}); run `kgrecall train --kg {kg}` "
-            "or pass --no-neural for retrieval-only calibration"
-        )
-    return LinkPredictor.load(path, kg_version=store.version)
-
-
-def _calibration_predictor(
-    workspace: Workspace, kg: str, deployed: LinkPredictor, reduced: ReducedGraph
-) -> LinkPredictor:
-    """The predictor of one stratum: trained on its reduced graph (cached per graph version)."""
-    name = f"calibration-{deployed.model_key}-{reduced.store.version[:16]}.pt"
-    path = workspace.artifact_path(kg, "models", name)
-    if path.is_file():
-        return LinkPredictor.load(path, kg_version=reduced.store.version)
-    typer.echo(
-        f"training the calibration predictor on the graph hiding {reduced.hide_fraction:.0%} "
-        "of the edges (it must not see them)"
-    )
-    predictor = LinkPredictor.train(reduced.store, deployed.config)
-    predictor.save(path)
-    return predictor
-
-
-def calibration_store(workspace: Workspace) -> CalibrationStore:
-    """``$KGRECALL_CALIBRATION_STORE`` (a path, sqlite:/// or redis:// URL), else the
-    workspace's SQLite file."""
-    location = os.environ.get("KGRECALL_CALIBRATION_STORE") or workspace.home / CALIBRATION_FILE
-    return open_calibration_store(location)
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -380,6 +334,9 @@ def calibrate_command(
     model: Annotated[str, typer.Option(help="The trained model queries will use.")] = "RotatE",
     no_neural: Annotated[bool, typer.Option(help="Calibrate retrieval only.")] = False,
     seed: Annotated[int, typer.Option()] = 0,
+    only_missing: Annotated[
+        bool, typer.Option(help="Skip topologies already calibrated for this KG and model.")
+    ] = False,
     home: HomeOption = None,
 ) -> None:
     """Calibrate the gate thresholds of a KG per topology and risk level; store them."""
@@ -388,28 +345,25 @@ def calibrate_command(
         raise KGError(f"invalid --conditioning {conditioning!r}; valid: none, relation, degree")
     chosen_topologies = _choices(topologies, "--topologies", TOPOLOGIES) or list(TOPOLOGIES)
     chosen_alphas = [_alpha(value) for value in _split(alphas)] or [0.2, 0.1]
-    workspace = Workspace(home)
-    store = workspace.load(kg)
-    deployed = _load_predictor(workspace, kg, store, model, no_neural)
-    reduced_graphs = reduce_strata(store, seed=seed, strata=strata)
-    layers = [
-        Stratum(r, None if deployed is None else _calibration_predictor(workspace, kg, deployed, r))
-        for r in reduced_graphs
-    ]
-    records = calibrate(
-        store,
-        layers,
-        kg_name=kg,
-        predictor_id=NO_PREDICTOR if deployed is None else deployed.identifier,
+    service = QueryService(home, use_env_llm=False, model=model)
+    records, location = service.calibrate(
+        kg=kg,
         topologies=chosen_topologies,
         alphas=chosen_alphas,
         methods=chosen_methods,  # type: ignore[arg-type]
-        conditionings=[conditioning],  # type: ignore[list-item]
-        settings=CalibrationSettings(n_queries=queries, seed=seed),
+        conditioning=conditioning,
+        queries=queries,
+        strata=strata,
+        neural=not no_neural,
+        seed=seed,
+        only_missing=only_missing,
+        say=typer.echo,
     )
-    target = calibration_store(workspace)
-    target.save(records)
-    typer.echo(f"calibrated KG {kg!r} version {store.version[:12]} → {target.location}")
+    if not records:
+        typer.echo(f"KG {kg!r}: every requested topology is already calibrated ({location})")
+        return
+    version = service.workspace.load(kg).version
+    typer.echo(f"calibrated KG {kg!r} version {version[:12]} → {location}")
     typer.echo("  topology  target  method    thresholds by depth      est. recall  set size   n")
     for record in records:
         choice = record.pooled
@@ -511,8 +465,7 @@ def query_command(
             raise KGError(f"--query: {error.errors()[0]['msg']}") from None
     workspace = Workspace(home)
     store = workspace.load(kg)
-    has_model = model_path(workspace, kg, model).is_file()
-    predictor = _load_predictor(workspace, kg, store, model, no_neural or not has_model)
+    predictor = None if no_neural else load_predictor(workspace, kg, store, model)
     retriever = CalibratedRetriever(
         store,
         kg_name=kg,
@@ -531,6 +484,61 @@ def query_command(
     else:
         atomic_write_bytes(output, text.encode("utf-8"))
         typer.echo(f"{len(lines)} answers → {output}", err=True)
+
+
+@app.command("ask")
+def ask_command(
+    question: Annotated[str, typer.Argument(help="A question, e.g. 'Which genes are …?'")],
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    level: Annotated[str, typer.Option(help="fast, thorough or exhaustive.")] = "fast",
+    recall_target: Annotated[
+        float | None, typer.Option(help="Overrides --level, e.g. 0.9.")
+    ] = None,
+    max_results: Annotated[int, typer.Option(min=1, help="Answers listed in the report.")] = 20,
+    output_format: Annotated[str, typer.Option("--format", help="md or json.")] = "md",
+    no_ground: Annotated[bool, typer.Option(help="Skip grounding the report.")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Answer a question: plan → calibrated execution → report → grounding."""
+    if output_format not in ("md", "json"):
+        raise KGError(f"invalid --format {output_format!r}; valid: md, json")
+    resolve_level(level, recall_target)
+    service = QueryService(home)
+
+    def progress(node: str) -> None:
+        typer.echo(f"  ✓ {node}", err=True)
+
+    response = service.ask(
+        question,
+        kg=kg,
+        level=level,
+        recall_target=recall_target,
+        max_results=max_results,
+        ground=not no_ground,
+        on_node=progress,
+    )
+    if output_format == "json":
+        typer.echo(response.model_dump_json(indent=2))
+        return
+    typer.echo(response.answer)
+    completeness = response.completeness
+    typer.echo("### Completeness")
+    for key in ("level", "recall_target", "estimated_recall", "guarantee", "neural_augmented",
+                "retrieval_only_hops", "hybrid_hops", "calibration_id"):  # fmt: skip
+        typer.echo(f"- {key}: {getattr(completeness, key)}")
+    for note in response.notes:
+        typer.echo(f"> {note}")
+    if response.grounding is not None:
+        store = service.resources(kg).store
+        chains = [t for c in response.grounding.claims for chain in c.evidence for t in chain]
+        cited = {t.head for t in chains} | {t.tail for t in chains}
+        names = {entity: store.get_node(entity).name for entity in cited if store.has_node(entity)}
+        typer.echo("")
+        typer.echo(
+            response.grounding.to_markdown(names).replace("# Grounding report", "### Grounding", 1)
+        )
+    timings = ", ".join(f"{k} {v:.0f} ms" for k, v in response.timings.items())
+    typer.echo(f"timings: {timings}", err=True)
 
 
 @app.command("ground")
@@ -594,6 +602,38 @@ def ground_command(
             "the KG version changed, so rerun `kgrecall calibrate` before calibrated queries",
             err=True,
         )
+
+
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8000,
+    no_admin_auth: Annotated[
+        bool, typer.Option(help="Allow the platform routes without KGRECALL_ADMIN_KEY (local use).")
+    ] = False,
+    timeout: Annotated[float, typer.Option(min=1, help="Per-request timeout, seconds.")] = 60.0,
+    home: HomeOption = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs); platform routes need KGRECALL_ADMIN_KEY."""
+    import uvicorn
+
+    from kgrecall.service import create_app
+
+    api = create_app(
+        QueryService(home), allow_unauthenticated_admin=no_admin_auth, timeout_s=timeout
+    )
+    uvicorn.run(api, host=host, port=port, log_level="info")
+
+
+@app.command("mcp")
+def mcp_command(
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    home: HomeOption = None,
+) -> None:
+    """Serve kg_ask / kg_query / kg_ground over MCP (stdio) for chat assistants."""
+    from kgrecall.service import create_mcp_server
+
+    create_mcp_server(QueryService(home, progress=False), kg=kg).run("stdio")
 
 
 def main() -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kgrecall.kg import Edge, GraphStore, KGSchema, NetworkXStore, Node
+from kgrecall.agents import QueryService
+from kgrecall.kg import DEMO_NAME, Edge, GraphStore, KGSchema, NetworkXStore, Node, Workspace
+from kgrecall.kg.demo import build_demo_kg
 from tests.llm_server import OpenAIStub, start_stub
 
 DATA = Path(__file__).parent / "data"
@@ -114,3 +116,19 @@ def openai_stub() -> Iterator[OpenAIStub]:
     yield stub
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace holding the demo KG (its vector index is built by ``service``)."""
+    home = tmp_path_factory.mktemp("kgrecall-home")
+    Workspace(home).save(build_demo_kg(progress=False), DEMO_NAME)
+    return home
+
+
+@pytest.fixture(scope="session")
+def service(demo_home: Path) -> QueryService:
+    """Offline (no LLM), loaded once: indexes are built on first use."""
+    built = QueryService(demo_home, use_env_llm=False, progress=False)
+    built.resources(DEMO_NAME)
+    return built

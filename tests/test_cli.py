@@ -154,6 +154,14 @@ def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) ->
     assert calibrated.exit_code == 0, calibrated.output
     assert "training the calibration predictor" in calibrated.output
     assert "1p        0.80    crc" in calibrated.output
+    again = runner.invoke(
+        app,
+        ["calibrate", "--kg", "nat", "--topologies", "1p,2i", "-a", "0.2", "--queries", "120",
+         "--strata", "2", "--only-missing"],
+    )  # fmt: skip
+    assert "already calibrated" in again.output  # nothing recomputed
+    retrain = runner.invoke(app, ["train", "--kg", "nat", "--if-missing"])
+    assert "already has a trained RotatE model" in retrain.output
     refused_topology = run_cli(
         "calibrate", "--kg", "nat", "-t", "1p,4p", "--home", str(isolated_home)
     )

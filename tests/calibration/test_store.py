@@ -4,6 +4,7 @@ transaction, honest lookups."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -189,3 +190,36 @@ def test_guarantee_text_names_what_over_what_and_assumptions() -> None:
     choice, group = grouped.choice_for("degree≥5")
     assert group == "degree≥5" and "degree group" in grouped.guarantee(choice)
     assert grouped.choice_for("degree≥125") == (grouped.pooled, None)
+
+
+def test_readers_never_see_half_written_thresholds(tmp_path: Path) -> None:
+    """A writer replaces the record of one key with alternating versions (several fields
+    changed together) while readers look it up: every read is one whole version."""
+    store = SQLiteCalibrationStore(tmp_path / "c.sqlite")
+    versions = [
+        record(id=f"v{i}", pooled=CHOICE.model_copy(update={"t": t, "thresholds": [t, t]}),
+               n_queries=100 + i)
+        for i, t in enumerate((0.2, 0.7))
+    ]  # fmt: skip
+    store.save([versions[0]])
+    seen: list[tuple[str, float, int]] = []
+    stop = threading.Event()
+
+    def write() -> None:
+        for i in range(300):
+            store.save([versions[i % 2]])
+        stop.set()
+
+    def read() -> None:
+        reader = SQLiteCalibrationStore(tmp_path / "c.sqlite")  # its own connections
+        while not stop.is_set():
+            found = find(reader)
+            assert not isinstance(found, str)
+            seen.append((found.id, found.pooled.thresholds[0], found.n_queries))
+
+    threads = [threading.Thread(target=write), *(threading.Thread(target=read) for _ in range(2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert seen and set(seen) <= {("v0", 0.2, 100), ("v1", 0.7, 101)}

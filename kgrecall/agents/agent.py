@@ -1,0 +1,192 @@
+"""The TwoPhaseAgent: a LangGraph ``StateGraph`` plan → execute → synthesize → ground.
+
+Grounding checks the report's findings (the answers section; the lines on how the question
+was read and what is guaranteed are not claims about biology), with spans in the whole report.
+
+Nodes are plain functions over a typed state (``AgentState``); each records its time in
+``timings``. ``run`` reports each node's name as it finishes (progress for the CLI and for
+callers that want to show it). With a checkpointer (e.g. LangGraph's ``InMemorySaver``) and a
+``thread_id``, the questions of a conversation accumulate in ``history``.
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from collections.abc import Callable
+from typing import Annotated, Any, TypedDict, cast
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Checkpointer
+
+from kgrecall.agents.planner import QueryPlan
+from kgrecall.agents.synthesis import FINDINGS_HEADING, llm_synthesis, template_report
+from kgrecall.calibration import CalibratedAnswer, CalibratedRetriever
+from kgrecall.grounding import GroundingResult, KGGroundingValidator
+from kgrecall.llm import LLMError
+from kgrecall.tools import parse_query
+
+NODES = ("plan", "execute", "synthesize", "ground")
+
+
+class AgentState(TypedDict, total=False):
+    """What flows through the graph."""
+
+    question: str
+    level: str
+    recall_target: float | None
+    max_results: int
+    ground: bool
+    plan: QueryPlan
+    answer: CalibratedAnswer
+    report: str
+    synthesis: str
+    grounding: GroundingResult | None
+    notes: Annotated[list[str], operator.add]
+    history: Annotated[list[str], operator.add]
+    timings: Annotated[dict[str, float], lambda old, new: {**old, **new}]
+
+
+class TwoPhaseAgent:
+    """Phase 1 plans (offline or LLM), phase 2 executes through the conformal gates."""
+
+    def __init__(
+        self,
+        planner: Callable[[str], QueryPlan],
+        retriever: CalibratedRetriever,
+        validator: KGGroundingValidator,
+        *,
+        llm: BaseChatModel | None = None,
+        checkpointer: Checkpointer = None,
+    ) -> None:
+        self.planner = planner
+        self.retriever = retriever
+        self.validator = validator
+        self.llm = llm
+        graph = StateGraph(AgentState)
+        graph.add_node("plan", self._plan)
+        graph.add_node("execute", self._execute)
+        graph.add_node("synthesize", self._synthesize)
+        graph.add_node("ground", self._ground)
+        graph.add_edge(START, "plan")
+        graph.add_edge("plan", "execute")
+        graph.add_edge("execute", "synthesize")
+        graph.add_edge("synthesize", "ground")
+        graph.add_edge("ground", END)
+        self.graph = graph.compile(checkpointer=checkpointer)
+
+    def _plan(self, state: AgentState) -> dict[str, Any]:
+        started = time.perf_counter()
+        plan = self.planner(state["question"])
+        return {
+            "plan": plan,
+            "history": [state["question"]],
+            "timings": {"plan_ms": _ms(started)},
+        }
+
+    def _execute(self, state: AgentState) -> dict[str, Any]:
+        started = time.perf_counter()
+        answer = self.retriever.query(
+            parse_query(state["plan"].query),
+            level=state.get("level", "fast"),
+            recall_target=state.get("recall_target"),
+        )
+        return {"answer": answer, "timings": {"execute_ms": _ms(started)}}
+
+    def _synthesize(self, state: AgentState) -> dict[str, Any]:
+        started = time.perf_counter()
+        plan, answer = state["plan"], state["answer"]
+        max_results = state.get("max_results", 50)
+        notes: list[str] = []
+        summary, rationales, how = None, None, "template"
+        if self.llm is not None and answer.candidates:
+            try:
+                written = llm_synthesis(
+                    self.llm,
+                    plan,
+                    answer.candidates,
+                    self.retriever.store,
+                    self.validator.extractor,
+                    max_results=max_results,
+                )
+                summary = written.summary
+                rationales = {a.id: a.rationale for a in written.answers}
+                how = "llm"
+            except LLMError as error:
+                notes.append(f"LLM synthesis not used ({error}); template report")
+        report = template_report(
+            plan,
+            answer.candidates,
+            answer.completeness,
+            self.retriever.store,
+            max_results=max_results,
+            summary=summary,
+            rationales=rationales,
+        )
+        return {
+            "report": report,
+            "synthesis": how,
+            "notes": notes,
+            "timings": {"synthesize_ms": _ms(started)},
+        }
+
+    def _ground(self, state: AgentState) -> dict[str, Any]:
+        if not state.get("ground", True):
+            return {"grounding": None, "timings": {"ground_ms": 0.0}}
+        started = time.perf_counter()
+        report = state["report"]
+        offset = report.find(FINDINGS_HEADING)
+        if offset < 0 or not report[offset + len(FINDINGS_HEADING) :].strip():
+            return {"grounding": None, "timings": {"ground_ms": _ms(started)}}  # no answers
+        grounding = self.validator.validate(report[offset:])
+        return {
+            "grounding": _shifted(grounding, offset),
+            "timings": {"ground_ms": _ms(started)},
+        }
+
+    def run(
+        self,
+        inputs: AgentState,
+        *,
+        thread_id: str | None = None,
+        on_node: Callable[[str], None] | None = None,
+    ) -> AgentState:
+        """Run the four nodes (``on_node`` hears each one's name as it finishes); the final
+        state."""
+        final: AgentState = inputs
+        for mode, chunk in self.graph.stream(
+            inputs, _config(thread_id), stream_mode=["updates", "values"]
+        ):
+            if mode == "values":
+                final = cast(AgentState, chunk)
+            elif on_node is not None:
+                for name in chunk:
+                    on_node(name)
+        return final
+
+
+def _shifted(result: GroundingResult, offset: int) -> GroundingResult:
+    """Spans measured in the findings section, moved to where they are in the whole report."""
+    claims = [
+        claim.model_copy(
+            update={
+                "start": claim.start + offset,
+                "end": claim.end + offset,
+                "entities": [
+                    e.model_copy(update={"start": e.start + offset, "end": e.end + offset})
+                    for e in claim.entities
+                ],
+            }
+        )
+        for claim in result.claims
+    ]
+    return result.model_copy(update={"claims": claims})
+
+
+def _config(thread_id: str | None) -> Any:
+    return {"configurable": {"thread_id": thread_id}} if thread_id else None
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

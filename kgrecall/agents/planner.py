@@ -1,0 +1,633 @@
+"""Phase 1: a question → a ``QueryPlan`` (QueryTree, linked anchors and relations).
+
+The offline planner needs no LLM. It reads questions of the forms
+
+- 1p  "Which genes are associated with Parkinson disease 4?",
+  "What phenotypes does Parkinson disease 4 have?"
+- 2p  "Which phenotypes do diseases associated with SNCA have?" /
+  "phenotypes of diseases associated with SNCA" (a chain: type words between relations)
+- 2i  "genes associated with both X and Y", "genes associated with X that have phenotype Y"
+- 2u  "genes associated with either X or Y"
+
+Relations are found by a phrase lexicon (``RELATION_PHRASES``), else by embedding similarity
+between the phrase and the relations' names, meanings and phrases. The direction of each hop
+follows from the node types the KG's edges of that relation connect (gene associated_with
+disease: genes of a disease → inverse), and the phrase's own hint for same-type relations
+("subtypes of" → inverse). Anchors are linked by fulltext + vector search restricted to the
+node types the relation accepts; when the runner-up scores within ``AMBIGUITY_MARGIN`` of the
+best, the anchor is marked ambiguous and the alternatives travel with the plan — never a
+guess presented as certain. A question the planner cannot read is a :class:`PlanningError`
+that says what was missing. ``LLMPlanner`` asks an OpenAI-compatible model instead and falls
+back to the offline planner on any error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field, ValidationError
+
+from kgrecall.grounding import EntityExtractor
+from kgrecall.kg import GraphStore, KGError
+from kgrecall.llm import LLMError, structured_call
+from kgrecall.prompts import load_prompt
+from kgrecall.tools import (
+    EntityLinker,
+    EntityQuery,
+    IntersectQuery,
+    ProjectQuery,
+    QueryNode,
+    UnionQuery,
+    parse_query,
+    projections,
+    topology,
+    validate_query,
+)
+from kgrecall.tools import anchors as query_anchors
+
+#: An anchor whose runner-up links within this margin is reported as ambiguous.
+AMBIGUITY_MARGIN = 0.05
+#: Below this embedding similarity no relation is guessed for an unknown phrase.
+MIN_RELATION_SIMILARITY = 0.35
+
+Hint = Literal["forward", "inverse"] | None
+
+#: Words that name node types (plural or singular), longest first.
+TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"(?:{p})\b", re.IGNORECASE), t)
+    for p, t in [
+        (r"go terms?|biological process(?:es)?|process(?:es)?|go processes", "go_term"),
+        (r"genes?", "gene"),
+        (r"proteins?|gene products?", "protein"),
+        (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
+        (r"phenotypes?|symptoms?|clinical features?|features?|signs?|manifestations?", "phenotype"),
+        (r"drugs?|compounds?|medications?", "drug"),
+        (r"pathways?", "pathway"),
+    ]
+]
+#: Phrase → (relation, direction hint for relations between nodes of one type).
+_PHRASES: list[tuple[str, str, Hint]] = [
+        (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
+         r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
+         r"responsible for", "associated_with", None),
+        (r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits)"
+         r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
+         r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
+         r"characteri[sz]ed by|(?:phenotypes?|symptoms?|features?|signs?) of|"
+         r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in", "has_phenotype", None),
+        (r"(?:that |which )?interact(?:s|ing)? with|bind(?:s|ing)?(?: to)?|"
+         r"(?:interaction |binding )?partners of", "interacts_with", "forward"),
+        (r"(?:are |is )?encoded by|(?:that |which )?encode(?:s)?|encoding|products? of|"
+         r"translated from", "encodes", None),
+        (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?) of",
+         "subclass_of", "inverse"),
+        (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader terms?) of", "subclass_of",
+         "forward"),
+        (r"(?:parts?|components?) of", "part_of", "inverse"),
+        (r"(?:positively|up-?)regulat(?:e|es|ing)|activat(?:e|es|ing)", "positively_regulates",
+         "forward"),
+        (r"(?:negatively|down-?)regulat(?:e|es|ing)|inhibit(?:s|ing)?", "negatively_regulates",
+         "forward"),
+        (r"regulat(?:e|es|ing)", "regulates", "forward"),
+        (r"(?:that |which )?treat(?:s|ing)?|used (?:to treat|for|against)", "treats", None),
+        (r"(?:that |which )?target(?:s|ing)?", "targets", None),
+        (r"(?:are |is )?expressed in", "expressed_in", None),
+        (r"(?:are |is )?involved in|participat(?:e|es|ing) in", "involved_in", None),
+]  # fmt: skip
+RELATION_PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
+    (re.compile(p, re.IGNORECASE), r, h) for p, r, h in _PHRASES
+]
+_LEAD = re.compile(
+    r"^\s*(?:(?:which|what|list|find|show(?: me)?|name|give(?: me)?|return|get|"
+    r"tell me)\s+)?(?:(?:all|the|known|any|every|of)\s+)*",
+    re.IGNORECASE,
+)
+_CONNECTOR = re.compile(
+    r"^\s*(?:(?:that|which|who|are|is|were|also|both|all|the|(?:have|has)\s+been|known\s+to\s+be|"
+    r"reported\s+to\s+be)\s+)*",
+    re.IGNORECASE,
+)
+_AUXILIARY_SUBJECT = re.compile(r"^\s*(?:does|do|did|is|are|can)\s+(.+?)\s*$", re.IGNORECASE)
+_BOTH = re.compile(r"^\s*both\s+", re.IGNORECASE)
+_EITHER = re.compile(r"^\s*either\s+", re.IGNORECASE)
+
+
+class PlanningError(KGError):
+    """The question could not be turned into a QueryTree; the message says why."""
+
+
+class AnchorLink(BaseModel):
+    """A question span linked to a KG entity, with the alternatives when it is ambiguous."""
+
+    mention: str
+    id: str
+    name: str
+    type: str
+    score: float
+    ambiguous: bool = False
+    alternatives: list[dict[str, str | float]] = Field(default_factory=list)
+
+
+class RelationLink(BaseModel):
+    """A question phrase mapped to a KG relation and a direction."""
+
+    phrase: str
+    relation: str
+    inverse: bool
+    method: Literal["lexicon", "embedding", "llm"]
+    score: float = 1.0
+
+
+class QueryPlan(BaseModel):
+    """What phase 2 executes, and how the question was read."""
+
+    question: str
+    query: dict[str, object]
+    topology: str
+    answer_type: str | None
+    anchors: list[AnchorLink]
+    relations: list[RelationLink]
+    planner: Literal["offline", "llm"] = "offline"
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def ambiguous(self) -> bool:
+        return any(anchor.ambiguous for anchor in self.anchors)
+
+
+@dataclass(frozen=True, slots=True)
+class _Relation:
+    name: str
+    hint: Hint
+    phrase: str
+    method: Literal["lexicon", "embedding"]
+    score: float
+
+
+class OfflinePlanner:
+    """Reads a question with patterns, the KG's type signatures and entity linking."""
+
+    def __init__(
+        self,
+        store: GraphStore,
+        linker: EntityLinker,
+        *,
+        embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+    ) -> None:
+        self.store = store
+        self.linker = linker
+        self.embed = embed
+        self.signatures: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        types = {node.id: node.type for node in store.nodes()}
+        for edge in store.edges():
+            self.signatures[edge.relation].add((types[edge.head], types[edge.tail]))
+        self._relation_vectors: tuple[list[str], np.ndarray] | None = None
+
+    # -- the grammar -------------------------------------------------------------------------
+
+    def plan(self, question: str) -> QueryPlan:
+        """The QueryPlan for ``question``; :class:`PlanningError` when it cannot be read."""
+        text = question.strip().rstrip("?.! ").strip()
+        if not text:
+            raise PlanningError("the question is empty")
+        anchors: list[AnchorLink] = []
+        relations: list[RelationLink] = []
+        body = _LEAD.sub("", text, count=1)
+        answer_type, rest = self._leading_type(body)
+        opening = self._relation_at_start(body)
+        if answer_type is not None and opening is not None:
+            rest = body  # "phenotypes of …": the type word is part of the relation phrase
+        inverted = self._subject_question(answer_type, rest, anchors, relations)
+        if inverted is not None:
+            tree = inverted
+        else:
+            tree = self._branches(rest, answer_type, anchors, relations)
+        return QueryPlan(
+            question=question,
+            query=tree.model_dump(),
+            topology=topology(tree),
+            answer_type=answer_type,
+            anchors=anchors,
+            relations=relations,
+        )
+
+    def _leading_type(self, text: str) -> tuple[str | None, str]:
+        for pattern, node_type in TYPE_WORDS:
+            match = pattern.match(text)
+            if match:
+                return node_type, text[match.end() :]
+        return None, text
+
+    def _subject_question(
+        self,
+        answer_type: str | None,
+        rest: str,
+        anchors: list[AnchorLink],
+        relations: list[RelationLink],
+    ) -> QueryNode | None:
+        """ "What phenotypes does X have", "Which diseases is SNCA associated with": the
+        anchor between an auxiliary verb and a relation phrase that ends the question."""
+        match = _AUXILIARY_SUBJECT.match(rest)
+        if match is None:
+            return None
+        clause = match.group(1)
+        for pattern, name, hint in RELATION_PHRASES:
+            for found in pattern.finditer(clause):
+                if found.end() == len(clause) and found.start() > 0:
+                    subject = clause[: found.start()].strip()
+                    relation = _Relation(name, hint, found.group(0), "lexicon", 1.0)
+                    inner_type, after_type = self._leading_type(subject)
+                    if inner_type is not None and self._relation_at_start(
+                        _CONNECTOR.sub("", after_type, count=1)
+                    ):  # "do diseases associated with SNCA have": the subject is a chain
+                        inner = self._chain(after_type, inner_type, anchors, relations)
+                        return self._project_node(
+                            relation, inner, inner_type, answer_type, relations
+                        )
+                    return self._project(relation, subject, answer_type, anchors, relations)
+        return None
+
+    def _branches(
+        self,
+        text: str,
+        answer_type: str | None,
+        anchors: list[AnchorLink],
+        relations: list[RelationLink],
+    ) -> QueryNode:
+        """Branches joined by "and"/"or" (or "that …" after an anchor) where each starts with
+        its own relation phrase: ∩ for "and", ∪ for "or"."""
+        parts, separators = self._split_before_relation(text)
+        if len(parts) == 1:
+            return self._chain(text, answer_type, anchors, relations)
+        children = [self._chain(p, answer_type, anchors, relations) for p in parts]
+        return _combine(children, separators)
+
+    def _split_before_relation(self, text: str) -> tuple[list[str], list[str]]:
+        """Pieces of ``text`` split where a joiner is followed by a relation phrase of its own
+        (a relative "that"/"which"/"who" only after an anchor, not after a type word)."""
+        pieces = re.split(
+            r"\s*,?\s+((?:and|or)\s+(?:that|which|who)|and|or|that|which|who)\s+",
+            text,
+            flags=re.IGNORECASE,
+        )
+        merged, separators = [pieces[0]], []
+        for separator, piece in zip(pieces[1::2], pieces[2::2], strict=True):
+            relative = separator.lower() in ("that", "which", "who")
+            before = merged[-1].split()
+            after_type = not before or any(p.fullmatch(before[-1]) for p, _ in TYPE_WORDS)
+            opens = self._relation_at_start(_CONNECTOR.sub("", piece, count=1)) is not None
+            if opens and before and not (relative and after_type):
+                merged.append(piece)
+                separators.append(separator)
+            else:
+                merged[-1] = f"{merged[-1]} {separator} {piece}"
+        return merged, separators
+
+    def _chain(
+        self,
+        text: str,
+        answer_type: str | None,
+        anchors: list[AnchorLink],
+        relations: list[RelationLink],
+    ) -> QueryNode:
+        """ "R rest": rest is either "<type> R' rest'" (a chain) or the anchor expression."""
+        text = _CONNECTOR.sub("", text, count=1)
+        relation = self._relation_at_start(text)
+        if relation is None:
+            relation = self._relation_by_embedding(text)
+            return self._project_anchor_tail(relation, text, answer_type, anchors, relations)
+        rest = text[len(relation.phrase) :]
+        inner_type, after_type = self._leading_type(_CONNECTOR.sub("", rest, count=1))
+        if inner_type is not None:
+            if self._relation_at_start(_CONNECTOR.sub("", after_type, count=1)):
+                # "… diseases associated with X": a type word, then the next relation
+                inner = self._chain(after_type, inner_type, anchors, relations)
+                return self._project_node(relation, inner, inner_type, answer_type, relations)
+            if self._relation_at_start(_CONNECTOR.sub("", rest, count=1)):
+                # "… symptoms of X": the type word opens the next relation phrase
+                inner = self._chain(rest, inner_type, anchors, relations)
+                return self._project_node(relation, inner, inner_type, answer_type, relations)
+        return self._anchor_expression(relation, rest, answer_type, anchors, relations)
+
+    def _anchor_expression(
+        self,
+        relation: _Relation,
+        text: str,
+        answer_type: str | None,
+        anchors: list[AnchorLink],
+        relations: list[RelationLink],
+    ) -> QueryNode:
+        """One anchor, or anchors joined by "and" (∩) / "or" (∪), "both … and",
+        "either … or". Names may contain "and", "or" and commas themselves ("Spastic
+        paraplegia, ataxia, and impaired intellectual development"), so the split that makes
+        every part an exact entity name wins; without one, every joiner splits."""
+        mention = text.strip().strip(",")
+        if not mention:
+            raise PlanningError(f"no entity after {relation.phrase!r}")
+        either = _EITHER.match(mention) is not None
+        stripped = _EITHER.sub("", _BOTH.sub("", mention, count=1), count=1)
+        if self._exact(stripped):
+            return self._project(relation, stripped, answer_type, anchors, relations)
+        pieces = re.split(r"(\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+)", stripped, flags=re.I)
+        names, separators = self._exact_segmentation(pieces)
+        if names is None:
+            names = [p.strip() for p in pieces[::2] if p.strip()]
+            separators = [s for s in pieces[1::2]]
+        if len(names) < 2:
+            return self._project(relation, mention, answer_type, anchors, relations)
+        if either:
+            separators = ["or"] * (len(names) - 1)
+        children = [self._project(relation, n, answer_type, anchors, relations) for n in names]
+        return _combine(children, separators)
+
+    def _exact_segmentation(self, pieces: list[str]) -> tuple[list[str] | None, list[str]]:
+        """Fewest exact entity names covering ``pieces`` (text, separator, text, …)."""
+        words, joints = pieces[::2], pieces[1::2]
+        best: list[tuple[int, list[str], list[str]] | None] = [None] * (len(words) + 1)
+        best[0] = (0, [], [])
+        for end in range(1, len(words) + 1):
+            for start in range(end):
+                previous = best[start]
+                if previous is None:
+                    continue
+                name = "".join(
+                    words[i] + (joints[i] if i < end - 1 else "") for i in range(start, end)
+                ).strip()
+                if not name or not self._exact(name):
+                    continue
+                used = previous[2] + ([joints[start - 1]] if start else [])
+                candidate = (previous[0] + 1, [*previous[1], name], used)
+                if best[end] is None or candidate[0] < best[end][0]:  # type: ignore[index]
+                    best[end] = candidate
+        found = best[len(words)]
+        return (found[1], found[2]) if found else (None, [])
+
+    def _exact(self, mention: str) -> bool:
+        """Whether ``mention`` is an entity's id, name or synonym ("A and B syndrome")."""
+        return bool(self.store.lookup(mention))
+
+    # -- relations -----------------------------------------------------------------------------
+
+    def _relation_at_start(self, text: str) -> _Relation | None:
+        best: _Relation | None = None
+        for pattern, name, hint in RELATION_PHRASES:
+            match = pattern.match(text)
+            if (
+                match
+                and name in self.signatures
+                and (best is None or match.end() > len(best.phrase))
+            ):
+                best = _Relation(name, hint, match.group(0), "lexicon", 1.0)
+        return best
+
+    def _relation_by_embedding(self, text: str) -> _Relation:
+        """The KG relation whose description is closest to ``text`` (a phrase + anchor)."""
+        if self.embed is None:
+            raise PlanningError(f"no relation phrase recognised in {text!r}")
+        if self._relation_vectors is None:
+            names = sorted(self.signatures)
+            descriptions = [
+                f"{name.replace('_', ' ')}: {self.store.schema.relations.get(name, '')}"
+                for name in names
+            ]
+            self._relation_vectors = (names, self.embed(descriptions))
+        names, vectors = self._relation_vectors
+        words = text.split()
+        phrase = " ".join(words[: max(1, min(4, len(words) - 1))])
+        similarity = vectors @ self.embed([phrase])[0]
+        order = np.argsort(-similarity)
+        best = int(order[0])
+        if float(similarity[best]) < MIN_RELATION_SIMILARITY:
+            raise PlanningError(
+                f"no relation phrase recognised in {text!r} (closest relation "
+                f"{names[best]!r} at similarity {float(similarity[best]):.2f})"
+            )
+        return _Relation(names[best], None, phrase, "embedding", round(float(similarity[best]), 4))
+
+    def _project_anchor_tail(
+        self,
+        relation: _Relation,
+        text: str,
+        answer_type: str | None,
+        anchors: list[AnchorLink],
+        relations: list[RelationLink],
+    ) -> QueryNode:
+        mention = text[len(relation.phrase) :].strip() or text
+        return self._project(relation, mention, answer_type, anchors, relations)
+
+    def _direction(self, relation: _Relation, answer: str | None, given: str | None) -> bool:
+        """True for inverse: the edge points from the answer to the input."""
+        signatures = self.signatures.get(relation.name, set())
+        forward = any(
+            (given is None or h == given) and (answer is None or t == answer) for h, t in signatures
+        )
+        inverse = any(
+            (given is None or t == given) and (answer is None or h == answer) for h, t in signatures
+        )
+        if forward and inverse:
+            return relation.hint == "inverse"
+        if forward or inverse:
+            return inverse
+        raise PlanningError(
+            f"the KG's {relation.name!r} edges do not connect {given or 'any type'} to "
+            f"{answer or 'any type'} (they connect "
+            + ", ".join(f"{h} → {t}" for h, t in sorted(signatures))
+            + ")"
+        )
+
+    def _project_node(
+        self,
+        relation: _Relation,
+        inner: QueryNode,
+        inner_type: str | None,
+        answer_type: str | None,
+        relations: list[RelationLink],
+    ) -> QueryNode:
+        inverse = self._direction(relation, answer_type, inner_type)
+        relations.append(
+            RelationLink(
+                phrase=relation.phrase,
+                relation=relation.name,
+                inverse=inverse,
+                method=relation.method,
+                score=relation.score,
+            )
+        )
+        return ProjectQuery(relation=relation.name, inverse=inverse, input=inner)
+
+    def _project(
+        self,
+        relation: _Relation,
+        mention: str,
+        answer_type: str | None,
+        anchors: list[AnchorLink],
+        relations: list[RelationLink],
+    ) -> QueryNode:
+        anchor = self._link(mention, relation.name, answer_type)
+        anchors.append(anchor)
+        return self._project_node(
+            relation, EntityQuery(id=anchor.id), anchor.type, answer_type, relations
+        )
+
+    # -- anchors -------------------------------------------------------------------------------
+
+    def _link(self, mention: str, relation: str, answer_type: str | None) -> AnchorLink:
+        mention = _CONNECTOR.sub("", mention, count=1).strip().strip(",").strip()
+        if not mention:
+            raise PlanningError(f"no entity named for the relation {relation!r}")
+        accepted = {
+            side
+            for head, tail in self.signatures.get(relation, set())
+            for side, other in ((head, tail), (tail, head))
+            if answer_type is None or other == answer_type
+        }
+        exact = [n for n in self.store.lookup(mention) if accepted and n.type not in accepted]
+        if exact and not any(n.type in accepted for n in self.store.lookup(mention)):
+            signature = ", ".join(
+                f"{h} → {t}" for h, t in sorted(self.signatures.get(relation, set()))
+            )
+            raise PlanningError(
+                f"{mention!r} is a {exact[0].type} ({exact[0].id}), but the KG's {relation!r} "
+                f"edges do not connect it to {answer_type or 'any type'} (they connect {signature})"
+            )
+        found = self.linker.link(mention, k=5, node_types=accepted or None)
+        if not found:
+            raise PlanningError(
+                f"no entity of type {', '.join(sorted(accepted)) or 'any'} matches {mention!r}"
+            )
+        best, others = found[0], found[1:]
+        close = [o for o in others if o.score >= best.score - AMBIGUITY_MARGIN]
+        return AnchorLink(
+            mention=mention,
+            id=best.id,
+            name=best.name,
+            type=best.type,
+            score=round(best.score, 4),
+            ambiguous=bool(close),
+            alternatives=[
+                {"id": o.id, "name": o.name, "score": round(o.score, 4)}
+                for o in (close or others)[:4]
+            ],
+        )
+
+
+class LLMQuery(BaseModel):
+    """What the LLM planner must answer."""
+
+    query: dict[str, object]
+    answer_type: str | None = None
+    reading: str = ""
+
+
+class LLMPlanner:
+    """Plans with an OpenAI-compatible model; validated against the KG; falls back offline.
+
+    The model sees the question, the KG's relations with the node types they connect, and
+    candidate anchors (exact names found in the question, then fulltext + vector hits of the
+    whole question). Its tree must parse, use declared relations and existing entities, and
+    each hop must fit the relation's type signature; otherwise — and on any call failure —
+    the offline planner answers and the plan notes why.
+    """
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        offline: OfflinePlanner,
+        extractor: EntityExtractor,
+    ) -> None:
+        self.model = model
+        self.offline = offline
+        self.extractor = extractor
+
+    def plan(self, question: str) -> QueryPlan:
+        try:
+            return self._plan(question)
+        except (LLMError, PlanningError) as error:
+            plan = self.offline.plan(question)
+            plan.notes.append(f"LLM planner not used ({error}); planned offline")
+            return plan
+
+    def _plan(self, question: str) -> QueryPlan:
+        store = self.offline.store
+        relations = "\n".join(
+            f"- {name}: " + ", ".join(f"{h} → {t}" for h, t in sorted(signature))
+            for name, signature in sorted(self.offline.signatures.items())
+        )
+        exact = [m for m in self.extractor.extract(question) if m.in_kg]
+        linked = self.offline.linker.link(question, k=10)
+        candidates = {m.entity_id: store.get_node(m.entity_id) for m in exact}
+        candidates.update({c.id: store.get_node(c.id) for c in linked})
+        listing = "\n".join(f"- {n.id} | {n.name} | {n.type}" for n in candidates.values())
+        user = (
+            f"Question: {question}\n\nRelations (head type → tail type):\n{relations}\n\n"
+            f"Candidate anchors (id | name | type):\n{listing}"
+        )
+        answer = structured_call(self.model, LLMQuery, load_prompt("planning"), user)
+        try:
+            tree = parse_query(answer.query)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "query"
+            raise LLMError(f"the LLM query is not a QueryTree ({where}: {first['msg']})") from None
+        try:
+            validate_query(store, tree)
+        except KGError as error:
+            raise LLMError(f"the LLM query does not fit the KG: {error}") from None
+        answer_type = self._check_types(tree)
+        anchors = [
+            AnchorLink(mention=store.get_node(a).name, id=a, name=store.get_node(a).name,
+                       type=store.get_node(a).type, score=1.0)
+            for a in query_anchors(tree)
+        ]  # fmt: skip
+        hops = [
+            RelationLink(phrase="", relation=hop.relation, inverse=hop.inverse, method="llm")
+            for hop in projections(tree)
+        ]
+        notes = [f"LLM reading: {answer.reading}"] if answer.reading else []
+        return QueryPlan(
+            question=question,
+            query=tree.model_dump(),
+            topology=topology(tree),
+            answer_type=answer_type,
+            anchors=anchors,
+            relations=hops,
+            planner="llm",
+            notes=notes,
+        )
+
+    def _check_types(self, node: QueryNode) -> str | None:
+        """The node type a subtree yields; LLMError when a hop fits no edge of its relation."""
+        if isinstance(node, EntityQuery):
+            return self.offline.store.get_node(node.id).type
+        if isinstance(node, ProjectQuery):
+            given = self._check_types(node.input)
+            signatures = self.offline.signatures.get(node.relation, set())
+            ends = {
+                (t if not node.inverse else h)
+                for h, t in signatures
+                if given is None or (h if not node.inverse else t) == given
+            }
+            if not ends:
+                direction = "inverse " if node.inverse else ""
+                raise LLMError(
+                    f"the LLM query follows {direction}{node.relation!r} from {given}, "
+                    "which no edge of the KG does"
+                )
+            return next(iter(ends)) if len(ends) == 1 else None
+        kinds = {self._check_types(child) for child in node.inputs}
+        return kinds.pop() if len(kinds) == 1 else None
+
+
+def _combine(children: list[QueryNode], separators: list[str]) -> QueryNode:
+    """∪ when the joiners say "or", ∩ when they say "and" (or only commas); both → error."""
+    said = [s for s in separators if s.strip(" ,")]  # bare commas join either way
+    kinds = {"or" if re.search(r"\bor\b", s, re.I) else "and" for s in said}
+    if len(kinds) > 1:
+        raise PlanningError("the question mixes 'and' and 'or'; ask one combination at a time")
+    return UnionQuery(inputs=children) if kinds == {"or"} else IntersectQuery(inputs=children)

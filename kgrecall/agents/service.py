@@ -1,0 +1,428 @@
+"""``QueryService``: the one façade (ask, query, ground, calibrate) the CLI, HTTP API and MCP
+server call.
+
+It holds, per KG name, the loaded store, the fulltext and vector indexes, the entity linker
+and planner, the link predictor (when ``kgrecall train`` saved one), the calibrated retriever
+and the grounding validator — built on first use under a per-KG lock, so concurrent callers
+share one copy and never see a half-built one. Everything runs offline; an OpenAI-compatible
+LLM (``LLMSettings.from_env()`` or a chat model passed in) adds LLM planning, synthesis and
+claim extraction, each with an offline fallback.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.types import Checkpointer
+from pydantic import BaseModel, Field
+
+from kgrecall.agents.agent import TwoPhaseAgent
+from kgrecall.agents.planner import LLMPlanner, OfflinePlanner, QueryPlan
+from kgrecall.calibration import (
+    NO_PREDICTOR,
+    CalibratedAnswer,
+    CalibratedRetriever,
+    Calibration,
+    CalibrationKey,
+    CalibrationSettings,
+    CalibrationStore,
+    Completeness,
+    Method,
+    ReducedGraph,
+    Stratum,
+    calibrate,
+    open_calibration_store,
+    reduce_strata,
+)
+from kgrecall.grounding import GroundingResult, KGGroundingValidator
+from kgrecall.kg import GraphStore, KGError, Workspace
+from kgrecall.llm import LLMSettings, chat_model
+from kgrecall.tools import (
+    EntityLinker,
+    EvidenceTriple,
+    FulltextIndex,
+    LinkPredictor,
+    QueryNode,
+    VectorIndex,
+    embed,
+    parse_query,
+)
+
+CALIBRATION_FILE = "calibration.sqlite"
+#: Most answers one response may carry (``max_results`` above it is refused).
+MAX_RESULTS_CAP = 1000
+
+
+def model_path(workspace: Workspace, kg: str, model: str) -> Path:
+    """Where ``kgrecall train`` saves the model ``model`` of KG ``kg``."""
+    return workspace.artifact_path(kg, "models", f"{model.lower()}.pt")
+
+
+def calibration_store(workspace: Workspace) -> CalibrationStore:
+    """``$KGRECALL_CALIBRATION_STORE`` (a path, sqlite:/// or redis:// URL), else the
+    workspace's SQLite file."""
+    location = os.environ.get("KGRECALL_CALIBRATION_STORE") or workspace.home / CALIBRATION_FILE
+    return open_calibration_store(location)
+
+
+def load_predictor(
+    workspace: Workspace, kg: str, store: GraphStore, model: str
+) -> LinkPredictor | None:
+    """The trained predictor of ``kg``, or None when there is none."""
+    path = model_path(workspace, kg, model)
+    return LinkPredictor.load(path, kg_version=store.version) if path.is_file() else None
+
+
+def calibration_predictor(
+    workspace: Workspace,
+    kg: str,
+    deployed: LinkPredictor,
+    reduced: ReducedGraph,
+    *,
+    say: Callable[[str], None] = print,
+) -> LinkPredictor:
+    """The predictor of one stratum: trained on its reduced graph (cached per graph version)."""
+    name = f"calibration-{deployed.model_key}-{reduced.store.version[:16]}.pt"
+    path = workspace.artifact_path(kg, "models", name)
+    if path.is_file():
+        return LinkPredictor.load(path, kg_version=reduced.store.version)
+    say(
+        f"training the calibration predictor on the graph hiding {reduced.hide_fraction:.0%} "
+        "of the edges (it must not see them)"
+    )
+    predictor = LinkPredictor.train(reduced.store, deployed.config)
+    predictor.save(path)
+    return predictor
+
+
+class Answer(BaseModel):
+    """One answer entity with its score, the tool that found it and its evidence."""
+
+    id: str
+    name: str
+    type: str
+    score: float
+    found_by: str
+    evidence: list[EvidenceTriple] = Field(default_factory=list)
+
+
+class QueryResponse(BaseModel):
+    """A structured query's answers and completeness block."""
+
+    answers: list[Answer]
+    total: int
+    truncated: bool
+    completeness: Completeness
+    timings: dict[str, float]
+
+
+class AskResponse(BaseModel):
+    """The spec's response: answer (the report), sources, completeness, grounding, plan."""
+
+    answer: str
+    answers: list[Answer]
+    total: int
+    truncated: bool
+    sources: list[EvidenceTriple]
+    completeness: Completeness
+    grounding: GroundingResult | None
+    plan: QueryPlan
+    synthesis: str
+    notes: list[str]
+    timings: dict[str, float]
+
+
+@dataclass(slots=True)
+class KGResources:
+    """Everything loaded for one KG."""
+
+    store: GraphStore
+    retriever: CalibratedRetriever
+    validator: KGGroundingValidator
+    planner: OfflinePlanner
+
+
+class QueryService:
+    """Loaded KGs, indexes, models and calibrations behind ask / query / ground / calibrate."""
+
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        *,
+        llm: BaseChatModel | None = None,
+        use_env_llm: bool = True,
+        model: str = "RotatE",
+        checkpointer: Checkpointer = None,
+        progress: bool = True,
+    ) -> None:
+        self.workspace = Workspace(home)
+        settings = LLMSettings.from_env() if llm is None and use_env_llm else None
+        self.llm = llm if llm is not None else (chat_model(settings) if settings else None)
+        self.model = model
+        self.checkpointer = checkpointer
+        self.progress = progress
+        self._resources: dict[str, KGResources] = {}
+        self._agents: dict[str, TwoPhaseAgent] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._listing: dict[str, tuple[float, dict[str, object]]] = {}
+        self._guard = threading.Lock()
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def resources(self, kg: str) -> KGResources:
+        """The KG's loaded resources, built once (thread-safe)."""
+        with self._guard:
+            lock = self._locks.setdefault(kg, threading.Lock())
+        with lock:
+            if kg not in self._resources:
+                self._resources[kg] = self._load(kg)
+            return self._resources[kg]
+
+    def _load(self, kg: str) -> KGResources:
+        if not self.workspace.exists(kg):
+            known = ", ".join(self.workspace.names()) or "none"
+            hint = " (run `kgrecall kg build-demo`)" if kg == "demo" else ""
+            raise KGError(f"no KG named {kg!r}{hint}; known KGs: {known}")
+        store = self.workspace.load(kg)
+        fulltext = FulltextIndex(store)
+        vector = VectorIndex.for_store(
+            store, self.workspace.kg_dir(kg) / "indexes", progress=self.progress
+        )
+        planner = OfflinePlanner(store, EntityLinker(fulltext, vector), embed=embed)
+        retriever = CalibratedRetriever(
+            store,
+            kg_name=kg,
+            predictor=load_predictor(self.workspace, kg, store, self.model),
+            calibrations=calibration_store(self.workspace),
+        )
+        validator = KGGroundingValidator(store, llm=self.llm)
+        return KGResources(store, retriever, validator, planner)
+
+    def agent(self, kg: str) -> TwoPhaseAgent:
+        """The KG's TwoPhaseAgent (LLM planner when an LLM is configured)."""
+        resources = self.resources(kg)
+        with self._guard:
+            if kg not in self._agents:
+                offline = resources.planner
+                plan: Callable[[str], QueryPlan] = offline.plan
+                if self.llm is not None:
+                    plan = LLMPlanner(self.llm, offline, resources.validator.extractor).plan
+                self._agents[kg] = TwoPhaseAgent(
+                    plan,
+                    resources.retriever,
+                    resources.validator,
+                    llm=self.llm,
+                    checkpointer=self.checkpointer,
+                )
+            return self._agents[kg]
+
+    def has_predictor(self, kg: str) -> bool:
+        """Whether ``kgrecall train`` saved a link predictor for ``kg``."""
+        return model_path(self.workspace, kg, self.model).is_file()
+
+    def databases(self) -> list[dict[str, object]]:
+        """The workspace's KGs with their size and version (loaded ones from memory)."""
+        listed = []
+        for name in self.workspace.names():
+            stamp = self.workspace.graph_path(name).stat().st_mtime
+            cached = self._listing.get(name)
+            if cached is None or cached[0] != stamp:
+                store = (
+                    self._resources[name].store
+                    if name in self._resources
+                    else self.workspace.load(name)
+                )
+                summary: dict[str, object] = {
+                    "name": name,
+                    "version": store.version,
+                    "nodes": store.number_of_nodes(),
+                    "edges": store.number_of_edges(),
+                }
+                cached = self._listing[name] = (stamp, summary)
+            listed.append({**cached[1], "link_predictor": self.has_predictor(name)})
+        return listed
+
+    # -- the four operations -------------------------------------------------------------------
+
+    def ask(
+        self,
+        question: str,
+        *,
+        kg: str = "demo",
+        level: str = "fast",
+        recall_target: float | None = None,
+        max_results: int = 50,
+        ground: bool = True,
+        thread_id: str | None = None,
+        on_node: Callable[[str], None] | None = None,
+    ) -> AskResponse:
+        """Question → plan → gated execution → report → grounding."""
+        _check_max_results(max_results)
+        started = time.perf_counter()
+        state = self.agent(kg).run(
+            {
+                "question": question,
+                "level": level,
+                "recall_target": recall_target,
+                "max_results": max_results,
+                "ground": ground,
+                "notes": [],
+                "timings": {},
+            },
+            thread_id=thread_id,
+            on_node=on_node,
+        )
+        answer = state["answer"]
+        answers = _answers(answer, max_results)
+        timings = dict(state.get("timings", {}))
+        timings["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        plan = state["plan"]
+        return AskResponse(
+            answer=state["report"],
+            answers=answers,
+            total=len(answer.candidates),
+            truncated=len(answers) < len(answer.candidates),
+            sources=_sources(answers),
+            completeness=answer.completeness,
+            grounding=state.get("grounding"),
+            plan=plan,
+            synthesis=state.get("synthesis", "template"),
+            notes=[*plan.notes, *state.get("notes", [])],
+            timings=timings,
+        )
+
+    def query(
+        self,
+        query: QueryNode | dict[str, object] | str,
+        *,
+        kg: str = "demo",
+        level: str = "fast",
+        recall_target: float | None = None,
+        method: Method | None = None,
+        max_results: int = 50,
+    ) -> QueryResponse:
+        """A QueryTree at a completeness level (for agents that plan themselves)."""
+        _check_max_results(max_results)
+        tree = query if not isinstance(query, dict | str) else parse_query(query)
+        started = time.perf_counter()
+        answer = self.resources(kg).retriever.query(
+            tree, level=level, recall_target=recall_target, method=method
+        )
+        answers = _answers(answer, max_results)
+        return QueryResponse(
+            answers=answers,
+            total=len(answer.candidates),
+            truncated=len(answers) < len(answer.candidates),
+            completeness=answer.completeness,
+            timings={"execute_ms": round((time.perf_counter() - started) * 1000, 3)},
+        )
+
+    def ground(self, report: str, *, kg: str = "demo") -> GroundingResult:
+        """Label every claim of ``report`` against the KG."""
+        return self.resources(kg).validator.validate(report)
+
+    def calibrate(
+        self,
+        *,
+        kg: str = "demo",
+        topologies: Sequence[str],
+        alphas: Sequence[float] = (0.2, 0.1),
+        methods: Sequence[Method] = ("crc",),
+        conditioning: str = "none",
+        queries: int = 1000,
+        strata: int = 3,
+        neural: bool = True,
+        seed: int = 0,
+        only_missing: bool = False,
+        say: Callable[[str], None] = print,
+    ) -> tuple[list[Calibration], str]:
+        """Calibrate and store the gate thresholds; the records and where they went.
+
+        ``only_missing`` skips the topologies whose every (α, method) already has a valid
+        calibration for this KG version and predictor (nothing to do → no records)."""
+        if conditioning not in ("none", "relation", "degree"):
+            raise KGError(f"invalid conditioning {conditioning!r}; valid: none, relation, degree")
+        store = self.workspace.load(kg)
+        deployed = load_predictor(self.workspace, kg, store, self.model) if neural else None
+        if neural and deployed is None:
+            path = model_path(self.workspace, kg, self.model)
+            raise KGError(
+                f"KG {kg!r} has no trained {self.model} model ({path}); run "
+                f"`kgrecall train --kg {kg}` or calibrate retrieval only (--no-neural)"
+            )
+        target = calibration_store(self.workspace)
+        if only_missing:
+            predictor_id = NO_PREDICTOR if deployed is None else deployed.identifier
+            topologies = [
+                name
+                for name in topologies
+                if any(
+                    isinstance(
+                        target.find(
+                            CalibrationKey(kg, store.version, predictor_id, name, alpha,
+                                           method, conditioning)  # type: ignore[arg-type]
+                        ),
+                        str,
+                    )
+                    for alpha in alphas
+                    for method in methods
+                )
+            ]  # fmt: skip
+            if not topologies:
+                return [], target.location
+        layers = [
+            Stratum(
+                reduced,
+                None
+                if deployed is None
+                else calibration_predictor(self.workspace, kg, deployed, reduced, say=say),
+            )
+            for reduced in reduce_strata(store, seed=seed, strata=strata)
+        ]
+        records = calibrate(
+            store,
+            layers,
+            kg_name=kg,
+            predictor_id=NO_PREDICTOR if deployed is None else deployed.identifier,
+            topologies=list(topologies),
+            alphas=list(alphas),
+            methods=list(methods),
+            conditionings=[conditioning],  # type: ignore[list-item]
+            settings=CalibrationSettings(n_queries=queries, seed=seed),
+        )
+        target.save(records)
+        return records, target.location
+
+
+def _check_max_results(max_results: int) -> None:
+    if not 1 <= max_results <= MAX_RESULTS_CAP:
+        raise KGError(f"max_results must be between 1 and {MAX_RESULTS_CAP}, got {max_results}")
+
+
+def _answers(answer: CalibratedAnswer, max_results: int) -> list[Answer]:
+    return [
+        Answer(
+            id=c.id,
+            name=c.name,
+            type=c.type,
+            score=round(c.score, 6),
+            found_by=c.tools[-1] if c.tools else "graph_traversal",
+            evidence=[t for e in c.evidence[:1] for t in e.triples],
+        )
+        for c in answer.candidates[:max_results]
+    ]
+
+
+def _sources(answers: list[Answer]) -> list[EvidenceTriple]:
+    """The distinct evidence triples behind the returned answers, in first-use order."""
+    seen: dict[tuple[str, str, str], EvidenceTriple] = {}
+    for answer in answers:
+        for triple in answer.evidence:
+            seen.setdefault((triple.head, triple.relation, triple.tail), triple)
+    return list(seen.values())

@@ -1,0 +1,157 @@
+"""Synthesis: the answer set and its evidence → a markdown report.
+
+The template report (default, no LLM) states how the question was read and the completeness
+block in words; then, under ``FINDINGS_HEADING``, a heading per answer (best first; headings
+are not claims) and its evidence written as one sentence per KG edge ("SNCA (NCBIGene:6622)
+is associated with Parkinson disease 4 (OMIM:605543).") so that grounding can check every
+sentence; predicted edges say so ("The link predictor predicts that …"). With an LLM, the
+model writes a summary and a rationale per answer *from the given answers only*; the result
+is rejected (and the template used, with a note) when it names an answer outside the set or
+mentions, in its summary, an entity of the answer type that is not an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
+
+from kgrecall.agents.planner import QueryPlan
+from kgrecall.calibration import Completeness
+from kgrecall.grounding import EntityExtractor
+from kgrecall.kg import GraphStore
+from kgrecall.llm import LLMError, structured_call
+from kgrecall.prompts import load_prompt
+from kgrecall.tools import Candidate, EvidenceTriple
+
+#: The heading above the answers: the part of the report that states facts (and is grounded).
+FINDINGS_HEADING = "### Answers"
+#: How a relation reads in a sentence, head first.
+VERBS: dict[str, str] = {
+    "associated_with": "is associated with",
+    "has_phenotype": "has the phenotype",
+    "interacts_with": "interacts with",
+    "encodes": "encodes",
+    "subclass_of": "is a subtype of",
+    "part_of": "is part of",
+    "regulates": "regulates",
+    "positively_regulates": "positively regulates",
+    "negatively_regulates": "negatively regulates",
+    "treats": "treats",
+    "targets": "targets",
+    "expressed_in": "is expressed in",
+    "involved_in": "is involved in",
+}
+
+
+class AnswerRationale(BaseModel):
+    """The LLM's note on one answer (its id must be one of the given answers)."""
+
+    id: str
+    rationale: str = Field(max_length=600)
+
+
+class Synthesis(BaseModel):
+    """What the LLM may write: a summary and per-answer rationales, nothing else."""
+
+    summary: str = Field(max_length=2000)
+    answers: list[AnswerRationale]
+
+
+def template_report(
+    plan: QueryPlan,
+    candidates: Sequence[Candidate],
+    completeness: Completeness,
+    store: GraphStore,
+    *,
+    max_results: int,
+    summary: str | None = None,
+    rationales: dict[str, str] | None = None,
+) -> str:
+    """The markdown report (see the module docstring)."""
+    shown = list(candidates[:max_results])
+    kind = (plan.answer_type or "entity").replace("_", " ")
+    lines = [f"## {plan.question.strip()}", ""]
+    if summary:
+        lines += [summary.strip(), ""]
+    lines.append(
+        f"Found {len(candidates)} {kind} answer{'s' if len(candidates) != 1 else ''} "
+        f"({plan.topology} query; level {completeness.level}"
+        + (
+            f", recall target {completeness.recall_target:.2f}"
+            if completeness.recall_target is not None
+            else ""
+        )
+        + ")."
+    )
+    lines.append(f"Guarantee: {completeness.guarantee}.")
+    for anchor in plan.anchors:
+        text = f"Read “{anchor.mention}” as {anchor.name} ({anchor.id})"
+        if anchor.ambiguous:
+            others = ", ".join(f"{a['name']} ({a['id']})" for a in anchor.alternatives)
+            text += f"; ambiguous — also possible: {others}"
+        lines.append(text + ".")
+    if len(shown) < len(candidates):
+        lines.append(f"Showing the best {len(shown)} of {len(candidates)} answers.")
+    lines += ["", FINDINGS_HEADING]
+    for rank, candidate in enumerate(shown, start=1):
+        # The heading names the answer (headings are not claims); the evidence below is.
+        lines += [
+            "",
+            f"#### {rank}. {candidate.name} ({candidate.id}) — score {candidate.score:.3f}",
+        ]
+        if rationales and candidate.id in rationales:
+            lines.append(rationales[candidate.id])
+        for evidence in candidate.evidence[:1]:
+            lines.extend(_sentence(t, store, evidence.kind) for t in evidence.triples)
+    return "\n".join(lines) + "\n"
+
+
+def _sentence(triple: EvidenceTriple, store: GraphStore, kind: str) -> str:
+    head, tail = (_named(store, triple.head), _named(store, triple.tail))
+    verb = VERBS.get(triple.relation, triple.relation.replace("_", " "))
+    if kind == "predicted_triple":
+        return f"The link predictor predicts that {head} {verb} {tail}."
+    return f"{head} {verb} {tail}."
+
+
+def _named(store: GraphStore, entity: str) -> str:
+    return f"{store.get_node(entity).name} ({entity})" if store.has_node(entity) else entity
+
+
+def llm_synthesis(
+    model: BaseChatModel,
+    plan: QueryPlan,
+    candidates: Sequence[Candidate],
+    store: GraphStore,
+    extractor: EntityExtractor,
+    *,
+    max_results: int,
+) -> Synthesis:
+    """The LLM's summary and rationales, checked against the answer set; LLMError if not."""
+    shown = list(candidates[:max_results])
+    listing = "\n".join(
+        f"- {c.id} | {c.name} | score {c.score:.3f} | evidence: "
+        + "; ".join(f"{t.head} {t.relation} {t.tail}" for e in c.evidence[:1] for t in e.triples)
+        for c in shown
+    )
+    user = f"Question: {plan.question}\n\nAnswers (id | name | score | evidence):\n{listing}"
+    result = structured_call(model, Synthesis, load_prompt("synthesis"), user)
+    allowed = {c.id for c in shown}
+    outside = [a.id for a in result.answers if a.id not in allowed]
+    if outside:
+        raise LLMError(f"the LLM named answers outside the answer set: {', '.join(outside)}")
+    anchors = {a.id for a in plan.anchors}
+    for mention in extractor.extract(result.summary):
+        node_type = store.get_node(mention.entity_id).type if mention.in_kg else None
+        if (
+            node_type == plan.answer_type
+            and mention.entity_id not in allowed
+            and mention.entity_id not in anchors
+        ):
+            raise LLMError(
+                f"the LLM summary mentions {mention.text} ({mention.entity_id}), "
+                "which is not among the answers"
+            )
+    return result

@@ -1,0 +1,122 @@
+"""Asynchronous calibration jobs: one worker thread, status and progress by job id.
+
+Calibration is CPU-bound and long (it trains link predictors), so jobs run one at a time on
+a background thread, in order of submission. A job's records reach the CalibrationStore in
+one transaction at its end: a job that fails, or a process killed mid-job, leaves the
+previous calibration in use.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kgrecall.agents import QueryService
+from kgrecall.calibration import Method
+from kgrecall.kg import KGError
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+
+
+@dataclass(slots=True)
+class CalibrationRequest:
+    """What one job calibrates."""
+
+    database: str
+    topologies: list[str]
+    risk_budgets: list[float]  # α: the tolerated share of missed answers (0.1 → recall 0.9)
+    methods: list[Method]
+    queries: int
+    strata: int
+
+
+@dataclass(slots=True)
+class Job:
+    """A calibration job's state, as reported to clients."""
+
+    id: str
+    request: CalibrationRequest
+    status: JobStatus = "queued"
+    submitted: float = field(default_factory=time.time)
+    started: float | None = None
+    finished: float | None = None
+    progress: list[str] = field(default_factory=list)
+    result: list[dict[str, object]] = field(default_factory=list)
+    error: str | None = None
+
+
+class CalibrationJobs:
+    """Queue, run and report calibration jobs for one QueryService."""
+
+    def __init__(self, service: QueryService) -> None:
+        self.service = service
+        self._jobs: dict[str, Job] = {}
+        self._queue: queue.Queue[Job] = queue.Queue()
+        self._lock = threading.Lock()
+        self._worker = threading.Thread(target=self._run_forever, daemon=True, name="calibration")
+        self._worker.start()
+
+    def submit(self, request: CalibrationRequest) -> Job:
+        job = Job(id=uuid.uuid4().hex, request=request)
+        with self._lock:
+            self._jobs[job.id] = job
+        self._queue.put(job)
+        return job
+
+    def get(self, job_id: str) -> Job:
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise KeyError(job_id)
+        return job
+
+    def wait(self, job_id: str, timeout_s: float) -> Job:
+        """Block until the job ends or ``timeout_s`` passes (for tests and scripts)."""
+        deadline = time.monotonic() + timeout_s
+        job = self.get(job_id)
+        while job.status in ("queued", "running") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return job
+
+    def _run_forever(self) -> None:
+        while True:
+            self._run(self._queue.get())
+
+    def _run(self, job: Job) -> None:
+        job.status, job.started = "running", time.time()
+        request = job.request
+        try:
+            records, location = self.service.calibrate(
+                kg=request.database,
+                topologies=request.topologies,
+                alphas=request.risk_budgets,
+                methods=request.methods,
+                queries=request.queries,
+                strata=request.strata,
+                neural=self.service.has_predictor(request.database),
+                say=job.progress.append,
+            )
+            job.result = [
+                {
+                    "topology": r.topology,
+                    "recall_target": r.target_level,
+                    "method": r.method,
+                    "estimated_recall": r.pooled.estimated_recall,
+                    "mean_set_size": r.pooled.mean_set_size,
+                    "n": r.pooled.n,
+                    "calibration_id": r.id,
+                }
+                for r in records
+            ]
+            job.progress.append(f"saved {len(records)} calibrations to {location}")
+            job.status = "done"
+        except KGError as error:
+            job.status, job.error = "failed", str(error)
+        except Exception as error:  # a job must never take the worker down
+            job.status, job.error = "failed", f"internal error ({type(error).__name__})"
+        finally:
+            job.finished = time.time()

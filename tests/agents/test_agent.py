@@ -1,0 +1,139 @@
+"""The TwoPhaseAgent and QueryService offline on the demo KG, the LangChain tools, `ask`."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from typer.testing import CliRunner
+
+from kgrecall.agents import NODES, QueryService, make_agent_tools
+from kgrecall.cli import app
+from kgrecall.kg import KGError
+
+QUESTION = "Which phenotypes do diseases associated with SNCA have?"
+
+
+def test_ask_end_to_end_offline(service: QueryService) -> None:
+    seen: list[str] = []
+    response = service.ask(QUESTION, max_results=5, on_node=seen.append)
+    assert seen == list(NODES)  # progress: every node, in order
+    assert response.plan.topology == "2p" and response.plan.planner == "offline"
+    assert response.total == 19 and response.truncated and len(response.answers) == 5
+    assert response.completeness.level == "fast"
+    assert response.completeness.guarantee.startswith("none: fast level")
+    # Every answer is a real 2-hop consequence of SNCA, with its evidence chain.
+    store = service.resources("demo").store
+    for answer in response.answers:
+        head, tail = answer.evidence
+        assert head.head == "NCBIGene:6622" and head.relation == "associated_with"
+        assert tail.head == head.tail and tail.tail == answer.id
+        assert store.get_edge(tail.head, "has_phenotype", answer.id) is not None
+    assert {t.head for t in response.sources} >= {"NCBIGene:6622"}
+    # The findings of the template report are grounded claim by claim, spans in the report.
+    grounding = response.grounding
+    assert grounding is not None and grounding.counts["grounded"] == 10
+    assert grounding.counts["ungrounded"] == grounding.counts["inferred"] == 0
+    for claim in grounding.claims:
+        assert response.answer[claim.start : claim.end].startswith(claim.text[:20])
+    assert set(response.timings) >= {"plan_ms", "execute_ms", "synthesize_ms", "ground_ms"}
+
+
+def test_thorough_without_calibration_says_so(service: QueryService) -> None:
+    response = service.ask(QUESTION, level="thorough", ground=False)
+    assert response.grounding is None
+    assert response.completeness.recall_target == pytest.approx(0.8)
+    assert response.completeness.guarantee.startswith("none:")  # nothing calibrated here
+
+
+def test_structured_query_and_ground(service: QueryService) -> None:
+    tree = {
+        "op": "project",
+        "relation": "associated_with",
+        "inverse": True,
+        "input": {"op": "entity", "id": "OMIM:605543"},
+    }
+    response = service.query(tree, max_results=10)
+    assert [a.id for a in response.answers] == ["NCBIGene:6622"]
+    result = service.ground("SNCA is associated with Parkinson disease 4.")
+    assert result.claims[0].label == "grounded"
+
+
+def test_checkpointer_keeps_the_conversation(demo_home: Path) -> None:
+    chat = QueryService(demo_home, use_env_llm=False, progress=False, checkpointer=InMemorySaver())
+    chat.ask("Which genes are associated with Parkinson disease 4?", thread_id="t1", ground=False)
+    chat.ask(QUESTION, thread_id="t1", ground=False)
+    state = chat.agent("demo").graph.get_state({"configurable": {"thread_id": "t1"}})
+    assert state.values["history"] == [
+        "Which genes are associated with Parkinson disease 4?",
+        QUESTION,
+    ]
+
+
+def test_concurrent_calls_share_one_load_and_agree(demo_home: Path) -> None:
+    fresh = QueryService(demo_home, use_env_llm=False, progress=False)
+    questions = [QUESTION, "Which genes are associated with Parkinson disease 4?"] * 4
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda q: fresh.ask(q, ground=False), questions))
+    assert len(fresh._resources) == 1
+    for first, again in zip(answers[:2], answers[2:], strict=False):
+        assert [a.id for a in first.answers] == [a.id for a in again.answers]
+
+
+def test_bad_requests_are_clear_errors(service: QueryService, demo_home: Path) -> None:
+    with pytest.raises(KGError, match="no KG named 'nope'"):
+        service.ask(QUESTION, kg="nope")
+    with pytest.raises(KGError, match="max_results must be between 1 and 1000"):
+        service.ask(QUESTION, max_results=5000)
+    with pytest.raises(KGError, match="unknown completeness level 'instant'"):
+        service.ask(QUESTION, level="instant")
+
+
+def test_langchain_tools(service: QueryService) -> None:
+    tools = {tool.name: tool for tool in make_agent_tools(service)}
+    assert set(tools) == {"kg_ask", "kg_query", "kg_ground"}
+    call = {"name": "kg_query", "type": "tool_call", "id": "1"}
+    message = tools["kg_query"].invoke(
+        {
+            **call,
+            "args": {
+                "query": {
+                    "op": "project",
+                    "relation": "associated_with",
+                    "inverse": True,
+                    "input": {"op": "entity", "id": "OMIM:605543"},
+                },
+                "recall_target": 0.9,
+            },
+        }
+    )
+    assert "SNCA (NCBIGene:6622)" in message.content and "guarantee none" in message.content
+    assert message.artifact.completeness.recall_target == pytest.approx(0.9)
+    asked = tools["kg_ask"].invoke({**call, "name": "kg_ask", "args": {"question": QUESTION}})
+    assert asked.artifact.plan.topology == "2p"
+    grounded = tools["kg_ground"].invoke(
+        {
+            **call,
+            "name": "kg_ground",
+            "args": {"report": "SNCA is associated with Parkinson disease 4."},
+        }
+    )
+    assert "✅" in grounded.content
+    schema = tools["kg_query"].args_schema.model_json_schema()  # type: ignore[union-attr]
+    assert "recall_target" in schema["properties"]
+
+
+def test_ask_command(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KGRECALL_HOME", str(demo_home))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = CliRunner().invoke(
+        app, ["ask", "Which genes are associated with Parkinson disease 4?", "--max-results", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    assert (
+        "SNCA (NCBIGene:6622) is associated with Parkinson disease 4 (OMIM:605543)."
+        in result.output
+    )
+    assert "### Completeness" in result.output and "✅ **grounded**" in result.output

@@ -1,0 +1,99 @@
+"""The offline planner on the demo KG: topologies, directions, anchors, ambiguity, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgrecall.agents import PlanningError, QueryService
+from kgrecall.tools import parse_query, topology
+
+PD4, PD11, SNCA, DYSTONIA = "OMIM:605543", "OMIM:607688", "NCBIGene:6622", "HP:0001332"
+
+
+def project(relation: str, inner: dict[str, object], inverse: bool = False) -> dict[str, object]:
+    return {"op": "project", "relation": relation, "inverse": inverse, "input": inner}
+
+
+def entity(identifier: str) -> dict[str, object]:
+    return {"op": "entity", "id": identifier}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which genes are associated with Parkinson disease 4?",
+            project("associated_with", entity(PD4), inverse=True),
+        ),
+        ("What phenotypes does Parkinson disease 4 have?", project("has_phenotype", entity(PD4))),
+        ("Which diseases is SNCA associated with?", project("associated_with", entity(SNCA))),
+        (
+            "Which phenotypes do diseases associated with SNCA have?",
+            project("has_phenotype", project("associated_with", entity(SNCA))),
+        ),
+        (
+            "phenotypes of diseases associated with SNCA",
+            project("has_phenotype", project("associated_with", entity(SNCA))),
+        ),
+        (
+            "List genes associated with both Parkinson disease 4 and Parkinson disease 11",
+            {
+                "op": "intersect",
+                "inputs": [
+                    project("associated_with", entity(PD4), inverse=True),
+                    project("associated_with", entity(PD11), inverse=True),
+                ],
+            },
+        ),
+        (
+            "genes associated with either Parkinson disease 4 or Parkinson disease 11",
+            {
+                "op": "union",
+                "inputs": [
+                    project("associated_with", entity(PD4), inverse=True),
+                    project("associated_with", entity(PD11), inverse=True),
+                ],
+            },
+        ),
+        (
+            "Which genes are associated with Parkinson disease 4 and have the phenotype Dystonia?",
+            {
+                "op": "intersect",
+                "inputs": [
+                    project("associated_with", entity(PD4), inverse=True),
+                    project("has_phenotype", entity(DYSTONIA), inverse=True),
+                ],
+            },
+        ),
+    ],
+)
+def test_questions_become_query_trees(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    plan = service.resources("demo").planner.plan(question)
+    assert plan.query == expected
+    assert plan.topology == topology(parse_query(expected))
+    assert not plan.ambiguous and all(a.score > 0.5 for a in plan.anchors)
+
+
+def test_ambiguous_anchor_lists_alternatives(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan(
+        "Which genes are associated with Parkinson disease?"
+    )
+    (anchor,) = plan.anchors
+    assert anchor.ambiguous and anchor.mention == "Parkinson disease"
+    assert len(anchor.alternatives) >= 2
+    assert all("Parkinson disease" in str(a["name"]) for a in anchor.alternatives)
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        ("?", "the question is empty"),
+        ("Which genes are associated with", "no entity"),
+        ("Which genes encode Parkinson disease 4?", "do not connect"),
+    ],
+)
+def test_unreadable_questions_say_why(service: QueryService, question: str, message: str) -> None:
+    with pytest.raises(PlanningError, match=message):
+        service.resources("demo").planner.plan(question)

@@ -1,0 +1,174 @@
+"""The HTTP API in-process: the spec's routes, validation, limits, auth, errors, jobs."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from kgrecall.agents import QueryService, calibration_store
+from kgrecall.calibration import NO_PREDICTOR, CalibrationKey
+from kgrecall.kg import DEMO_NAME, KGError, Workspace, build_demo_kg
+from kgrecall.service import create_app
+from tests.service.conftest import ADMIN_KEY
+
+QUESTION = "Which genes are associated with Parkinson disease 4?"
+TREE = {
+    "op": "project",
+    "relation": "associated_with",
+    "inverse": True,
+    "input": {"op": "entity", "id": "OMIM:605543"},
+}
+
+
+def test_health_databases_and_openapi(client: TestClient) -> None:
+    health = client.get("/v1/health").json()
+    assert health == {"status": "ok", "version": "0.1.0", "llm": False, "admin_auth": True}
+    (demo,) = client.get("/v1/databases").json()
+    assert demo["name"] == "demo" and demo["nodes"] == 6928 and demo["edges"] == 25167
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/v1/query", "/v1/query/structured", "/v1/ground"} <= set(paths)
+    assert "/v1/platform/calibration/{job_id}" in paths
+
+
+def test_query_as_in_the_spec(client: TestClient) -> None:
+    reply = client.post(
+        "/v1/query", json={"query": QUESTION, "completeness": "thorough", "max_results": 5}
+    )
+    assert reply.status_code == 200
+    body = reply.json()
+    assert {"answer", "sources", "completeness", "grounding"} <= set(body)
+    assert body["answers"][0]["id"] == "NCBIGene:6622"
+    assert body["completeness"]["level"] == "thorough"
+    assert body["completeness"]["recall_target"] == pytest.approx(0.8)
+    assert set(body["completeness"]) >= {
+        "estimated_recall", "guarantee", "neural_augmented", "retrieval_only_hops",
+        "hybrid_hops", "calibration_id",
+    }  # fmt: skip
+    assert body["grounding"]["counts"]["grounded"] == 1
+    assert body["sources"][0] == {
+        "head": "NCBIGene:6622", "relation": "associated_with", "tail": "OMIM:605543",
+        "sources": ["hpo3:derived"], "confidence": body["sources"][0]["confidence"],
+    }  # fmt: skip
+
+
+def test_structured_query_and_ground(client: TestClient) -> None:
+    reply = client.post("/v1/query/structured", json={"query": TREE, "recall_target": 0.9})
+    assert reply.status_code == 200 and reply.json()["answers"][0]["name"] == "SNCA"
+    grounded = client.post(
+        "/v1/ground", json={"report": "SNCA is associated with Parkinson disease 4."}
+    )
+    assert grounded.json()["claims"][0]["label"] == "grounded"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "fragment"),
+    [
+        ("/v1/query", {"query": ""}, 422, "query"),
+        ("/v1/query", {"query": QUESTION, "max_results": 5000}, 422, "max_results"),
+        ("/v1/query", {"query": QUESTION, "completeness": "instant"}, 422, "completeness"),
+        ("/v1/query", {"query": QUESTION, "database": "nope"}, 404, "no KG named 'nope'"),
+        ("/v1/query", {"query": "Which genes encode Parkinson disease 4?"}, 422, "could not read"),
+        ("/v1/query/structured", {"query": {"op": "teleport"}}, 422, "query"),
+        (
+            "/v1/query/structured",
+            {"query": {**TREE, "relation": "cures"}},
+            400,
+            "unknown relation 'cures'",
+        ),
+        (
+            "/v1/query/structured",
+            {"query": {**TREE, "input": {"op": "entity", "id": "OMIM:60554"}}},
+            404,
+            "closest matches",
+        ),
+        ("/v1/ground", {"report": "abc\u0000def"}, 400, "NUL bytes"),
+        ("/v1/ground", {}, 422, "report"),
+    ],
+)
+def test_bad_input_is_a_clear_error(
+    client: TestClient, path: str, body: dict[str, object], status: int, fragment: str
+) -> None:
+    reply = client.post(path, json=body)
+    assert reply.status_code == status, reply.text
+    assert fragment in reply.text
+    assert "Traceback" not in reply.text
+
+
+def test_bodies_over_the_limit_are_refused_unread(client: TestClient) -> None:
+    reply = client.post("/v1/ground", json={"report": "SNCA. " * 50_000})
+    assert reply.status_code == 413 and "larger than 200,000 bytes" in reply.text
+
+
+def test_internal_errors_hide_the_trace(
+    service: QueryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(service, "ground", broken)
+    with TestClient(create_app(service, admin_key="k"), raise_server_exceptions=False) as client:
+        reply = client.post("/v1/ground", json={"report": "SNCA."})
+    assert reply.status_code == 500
+    body = reply.json()
+    assert body["error"] == "internal error" and len(body["request_id"]) == 12
+    assert "secret" not in reply.text and "Traceback" not in reply.text
+
+
+def test_requests_time_out(service: QueryService, monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow(*_: object, **__: object) -> None:
+        time.sleep(1.0)
+
+    monkeypatch.setattr(service, "ground", slow)
+    api = create_app(service, admin_key="k", timeout_s=0.2)
+    with TestClient(api, raise_server_exceptions=False) as client:
+        reply = client.post("/v1/ground", json={"report": "SNCA."})
+    assert reply.status_code == 504 and "longer than 0.2 s" in reply.text
+
+
+def test_admin_routes_need_a_key(client: TestClient, service: QueryService) -> None:
+    body = {"database": "demo", "topologies": ["1p"], "risk_budgets": [0.2]}
+    assert client.post("/v1/platform/calibration/run", json=body).status_code == 401
+    wrong = client.post("/v1/platform/calibration/run", json=body, headers={"X-API-Key": "guess"})
+    assert wrong.status_code == 401
+    assert client.get("/v1/platform/calibration/x").status_code == 401
+    with pytest.raises(KGError, match="need an admin key"):
+        create_app(service, admin_key=None)
+    open_api = create_app(service, admin_key=None, allow_unauthenticated_admin=True)
+    with TestClient(open_api) as local:
+        assert local.get("/v1/platform/calibration/x").status_code == 404  # open, no such job
+
+
+def test_calibration_job_runs_in_the_background(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    Workspace(home).save(build_demo_kg(progress=False), DEMO_NAME)
+    service = QueryService(home, use_env_llm=False, progress=False)
+    headers = {"X-API-Key": ADMIN_KEY}
+    with TestClient(create_app(service, admin_key=ADMIN_KEY)) as client:
+        refused = client.post(
+            "/v1/platform/calibration/run",
+            json={"topologies": ["1p"], "risk_budgets": [1.5]},
+            headers=headers,
+        )
+        assert refused.status_code == 422 and "risk_budgets" in refused.text
+        started = client.post(
+            "/v1/platform/calibration/run",
+            json={"topologies": ["1p"], "risk_budgets": [0.2], "queries": 60},
+            headers=headers,
+        )
+        assert started.status_code == 202
+        job_id = started.json()["job_id"]
+        assert started.json()["status"] in ("queued", "running")
+        client.app.state.jobs.wait(job_id, timeout_s=300)  # type: ignore[attr-defined]
+        status = client.get(f"/v1/platform/calibration/{job_id}", headers=headers).json()
+    assert status["status"] == "done", status
+    (record,) = status["result"]
+    assert record["topology"] == "1p" and record["recall_target"] == pytest.approx(0.8)
+    assert status["progress"][-1].startswith("saved 1 calibrations")
+    kg = Workspace(home).load(DEMO_NAME)
+    found = calibration_store(Workspace(home)).find(
+        CalibrationKey(DEMO_NAME, kg.version, NO_PREDICTOR, "1p", 0.2, "crc", "none")
+    )
+    assert not isinstance(found, str) and found.id == record["calibration_id"]
