@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-slow validity lint typecheck format bench bench-completeness bench-grounding clean
+.PHONY: setup demo test test-slow validity lint typecheck format bench bench-completeness bench-grounding bench-agent clean
 
 setup: $(STAMP)
 
@@ -53,6 +53,12 @@ bench-completeness: setup
 # Grounding labels on claims generated from the demo KG (about 30 s).
 bench-grounding: setup
 	$(BIN)/python benchmarks/grounding.py
+
+# Planner exact match, ask latency per level, HTTP throughput (after `make demo`; ~5 min).
+bench-agent: setup
+	$(BIN)/python benchmarks/planning.py
+	$(BIN)/python benchmarks/ask_latency.py --questions 60
+	$(BIN)/python benchmarks/service.py --requests 200 --concurrency 50
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

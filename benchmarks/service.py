@@ -76,7 +76,10 @@ def main() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     app = create_app(service, admin_key="benchmark")
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="error", timeout_keep_alive=300
+    )
+    server = uvicorn.Server(config)  # long keep-alive: pooled connections wait in the queue
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)

@@ -64,6 +64,14 @@ def store() -> NetworkXStore:
     return small_store()
 
 
+#: "Genes associated with Parkinson disease 4" as a QueryTree (the demo KG answers SNCA).
+PD4_GENES = {
+    "op": "project",
+    "relation": "associated_with",
+    "inverse": True,
+    "input": {"op": "entity", "id": "OMIM:605543"},
+}
+
 NEO4J_REASON = "live Neo4j tests need NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD"
 
 

@@ -160,6 +160,29 @@ class QueryPlan(BaseModel):
     def ambiguous(self) -> bool:
         return any(anchor.ambiguous for anchor in self.anchors)
 
+    @classmethod
+    def of(
+        cls,
+        question: str,
+        tree: QueryNode,
+        answer_type: str | None,
+        anchors: list[AnchorLink],
+        relations: list[RelationLink],
+        **rest: object,
+    ) -> QueryPlan:
+        """The plan of ``tree`` (its JSON form and topology filled in)."""
+        return cls.model_validate(
+            {
+                "question": question,
+                "query": tree.model_dump(),
+                "topology": topology(tree),
+                "answer_type": answer_type,
+                "anchors": anchors,
+                "relations": relations,
+                **rest,
+            }
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class _Relation:
@@ -208,14 +231,7 @@ class OfflinePlanner:
             tree = inverted
         else:
             tree = self._branches(rest, answer_type, anchors, relations)
-        return QueryPlan(
-            question=question,
-            query=tree.model_dump(),
-            topology=topology(tree),
-            answer_type=answer_type,
-            anchors=anchors,
-            relations=relations,
-        )
+        return QueryPlan.of(question, tree, answer_type, anchors, relations)
 
     def _leading_type(self, text: str) -> tuple[str | None, str]:
         for pattern, node_type in TYPE_WORDS:
@@ -590,16 +606,7 @@ class LLMPlanner:
             for hop in projections(tree)
         ]
         notes = [f"LLM reading: {answer.reading}"] if answer.reading else []
-        return QueryPlan(
-            question=question,
-            query=tree.model_dump(),
-            topology=topology(tree),
-            answer_type=answer_type,
-            anchors=anchors,
-            relations=hops,
-            planner="llm",
-            notes=notes,
-        )
+        return QueryPlan.of(question, tree, answer_type, anchors, hops, planner="llm", notes=notes)
 
     def _check_types(self, node: QueryNode) -> str | None:
         """The node type a subtree yields; LLMError when a hop fits no edge of its relation."""

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from kgrecall.agents import NODES, QueryService, make_agent_tools
 from kgrecall.cli import app
 from kgrecall.kg import KGError
+from tests.conftest import PD4_GENES
 
 QUESTION = "Which phenotypes do diseases associated with SNCA have?"
 
@@ -49,12 +50,7 @@ def test_thorough_without_calibration_says_so(service: QueryService) -> None:
 
 
 def test_structured_query_and_ground(service: QueryService) -> None:
-    tree = {
-        "op": "project",
-        "relation": "associated_with",
-        "inverse": True,
-        "input": {"op": "entity", "id": "OMIM:605543"},
-    }
+    tree = PD4_GENES
     response = service.query(tree, max_results=10)
     assert [a.id for a in response.answers] == ["NCBIGene:6622"]
     result = service.ground("SNCA is associated with Parkinson disease 4.")

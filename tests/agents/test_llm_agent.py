@@ -10,15 +10,11 @@ from pydantic import SecretStr
 from kgrecall.agents import QueryService
 from kgrecall.llm import LLMSettings, chat_model
 from tests.agents.conftest import ScriptedToolModel, tool_reply
+from tests.conftest import PD4_GENES
 from tests.llm_server import OpenAIStub, Reply
 
 QUESTION = "Which genes are associated with Parkinson disease 4?"
-TREE = {
-    "op": "project",
-    "relation": "associated_with",
-    "inverse": True,
-    "input": {"op": "entity", "id": "OMIM:605543"},
-}
+TREE = PD4_GENES
 
 
 def test_llm_plans_and_writes_within_the_answer_set(demo_home: Path) -> None:

@@ -12,15 +12,11 @@ from kgrecall.agents import QueryService, calibration_store
 from kgrecall.calibration import NO_PREDICTOR, CalibrationKey
 from kgrecall.kg import DEMO_NAME, KGError, Workspace, build_demo_kg
 from kgrecall.service import create_app
+from tests.conftest import PD4_GENES
 from tests.service.conftest import ADMIN_KEY
 
 QUESTION = "Which genes are associated with Parkinson disease 4?"
-TREE = {
-    "op": "project",
-    "relation": "associated_with",
-    "inverse": True,
-    "input": {"op": "entity", "id": "OMIM:605543"},
-}
+TREE = PD4_GENES
 
 
 def test_health_databases_and_openapi(client: TestClient) -> None:

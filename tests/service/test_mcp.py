@@ -12,13 +12,9 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from kgrecall.agents import QueryService
+from tests.conftest import PD4_GENES
 
-TREE = {
-    "op": "project",
-    "relation": "associated_with",
-    "inverse": True,
-    "input": {"op": "entity", "id": "OMIM:605543"},
-}
+TREE = PD4_GENES
 
 
 @pytest.mark.timeout(300)

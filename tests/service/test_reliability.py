@@ -28,6 +28,7 @@ from kgrecall.agents import QueryService, calibration_store
 from kgrecall.calibration import NO_PREDICTOR, CalibrationKey
 from kgrecall.kg import DEMO_NAME, KGError, Workspace, build_demo_kg, load_graph
 from kgrecall.kg.loaders import load_tsv
+from tests.conftest import PD4_GENES
 
 PUBLIC_OPERATIONS = [
     ("/v1/query", "POST"),
@@ -62,7 +63,10 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def live_server(api: FastAPI) -> Iterator[str]:
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(api, host="127.0.0.1", port=port, log_level="error"))
+    config = uvicorn.Config(
+        api, host="127.0.0.1", port=port, log_level="error", timeout_keep_alive=60
+    )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -151,8 +155,7 @@ def test_kill_9_during_a_calibration_job_keeps_the_previous_one(tmp_path: Path) 
     found = store.find(key)
     assert not isinstance(found, str) and found.id == previous
     assert [r.id for r in store.all()] == [previous]  # nothing half-written
-    tree = {"op": "project", "relation": "associated_with", "inverse": True,
-            "input": {"op": "entity", "id": "OMIM:605543"}}  # fmt: skip
+    tree = PD4_GENES
     used = QueryService(home, use_env_llm=False, progress=False).query(tree, level="thorough")
     assert used.completeness.calibration_id == previous  # the previous calibration in use
 
