@@ -9,20 +9,22 @@ The offline planner needs no LLM. It reads questions of the forms
 - 2i  "genes associated with both X and Y", "genes associated with X that have phenotype Y"
 - 2u  "genes associated with either X or Y"
 
-Relations are found by a phrase lexicon (``RELATION_PHRASES``), else by embedding similarity
-between the phrase and the relations' names, meanings and phrases. The direction of each hop
-follows from the node types the KG's edges of that relation connect (gene associated_with
-disease: genes of a disease → inverse), and the phrase's own hint for same-type relations
-("subtypes of" → inverse). Anchors are linked by fulltext + vector search restricted to the
-node types the relation accepts; when the runner-up scores within ``AMBIGUITY_MARGIN`` of the
-best, the anchor is marked ambiguous and the alternatives travel with the plan — never a
-guess presented as certain. A question the planner cannot read is a :class:`PlanningError`
-that says what was missing. ``LLMPlanner`` asks an OpenAI-compatible model instead and falls
-back to the offline planner on any error.
+Relations are found by a phrase lexicon (``RELATION_PHRASES``), else by embedding
+similarity between the phrase and the relations' names, meanings and example wordings
+(``RELATION_EXAMPLES``; the best match, at least ``MIN_RELATION_SIMILARITY``). The direction
+of each hop follows from the node types the KG's edges of that relation connect (gene
+associated_with disease: genes of a disease → inverse), and the phrase's own hint for
+same-type relations ("subtypes of" → inverse). Anchors are linked by fulltext + vector search
+restricted to the node types the relation accepts; when the runner-up scores within
+``AMBIGUITY_MARGIN`` of the best, the anchor is marked ambiguous and the alternatives travel
+with the plan — never a guess presented as certain. A question the planner cannot read is a
+:class:`PlanningError` that says what was missing. ``LLMPlanner`` asks an OpenAI-compatible
+model instead and falls back to the offline planner on any error.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -103,6 +105,22 @@ _PHRASES: list[tuple[str, str, Hint]] = [
 RELATION_PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
     (re.compile(p, re.IGNORECASE), r, h) for p, r, h in _PHRASES
 ]
+#: Plain examples of each relation's wording, for matching unknown phrases by embedding.
+RELATION_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "associated_with": ("associated with", "linked to", "implicated in", "related to", "causes"),
+    "has_phenotype": ("has the phenotype", "presents with", "symptoms of", "clinical features of"),
+    "interacts_with": ("interacts with", "binds to", "interaction partner of"),
+    "encodes": ("encodes", "encoded by", "gene product of"),
+    "subclass_of": ("subtype of", "kind of", "more specific than"),
+    "part_of": ("part of", "component of"),
+    "regulates": ("regulates", "controls"),
+    "positively_regulates": ("activates", "up-regulates", "increases"),
+    "negatively_regulates": ("inhibits", "down-regulates", "decreases"),
+    "treats": ("treats", "therapy for"),
+    "targets": ("targets", "acts on"),
+    "expressed_in": ("expressed in",),
+    "involved_in": ("involved in", "participates in"),
+}
 _LEAD = re.compile(
     r"^\s*(?:(?:which|what|list|find|show(?: me)?|name|give(?: me)?|return|get|"
     r"tell me)\s+)?(?:(?:all|the|known|any|every|of)\s+)*",
@@ -210,7 +228,12 @@ class OfflinePlanner:
         types = {node.id: node.type for node in store.nodes()}
         for edge in store.edges():
             self.signatures[edge.relation].add((types[edge.head], types[edge.tail]))
-        self._relation_vectors: tuple[list[str], np.ndarray] | None = None
+        # relation names and their description embeddings, computed once (shared by the
+        # per-question copies: the dict is the same object)
+        self._relation_vectors: dict[str, tuple[list[str], np.ndarray]] = {}
+        # What one question links, filled on the per-question copy that ``plan`` reads with.
+        self.anchors: list[AnchorLink] = []
+        self.relations: list[RelationLink] = []
 
     # -- the grammar -------------------------------------------------------------------------
 
@@ -219,19 +242,16 @@ class OfflinePlanner:
         text = question.strip().rstrip("?.! ").strip()
         if not text:
             raise PlanningError("the question is empty")
-        anchors: list[AnchorLink] = []
-        relations: list[RelationLink] = []
+        reading = copy.copy(self)  # per question: the planner is shared between threads
+        reading.anchors, reading.relations = [], []
         body = _LEAD.sub("", text, count=1)
         answer_type, rest = self._leading_type(body)
         opening = self._relation_at_start(body)
         if answer_type is not None and opening is not None:
             rest = body  # "phenotypes of …": the type word is part of the relation phrase
-        inverted = self._subject_question(answer_type, rest, anchors, relations)
-        if inverted is not None:
-            tree = inverted
-        else:
-            tree = self._branches(rest, answer_type, anchors, relations)
-        return QueryPlan.of(question, tree, answer_type, anchors, relations)
+        inverted = reading._subject_question(answer_type, rest)
+        tree = inverted if inverted is not None else reading._branches(rest, answer_type)
+        return QueryPlan.of(question, tree, answer_type, reading.anchors, reading.relations)
 
     def _leading_type(self, text: str) -> tuple[str | None, str]:
         for pattern, node_type in TYPE_WORDS:
@@ -244,8 +264,6 @@ class OfflinePlanner:
         self,
         answer_type: str | None,
         rest: str,
-        anchors: list[AnchorLink],
-        relations: list[RelationLink],
     ) -> QueryNode | None:
         """ "What phenotypes does X have", "Which diseases is SNCA associated with": the
         anchor between an auxiliary verb and a relation phrase that ends the question."""
@@ -262,26 +280,22 @@ class OfflinePlanner:
                     if inner_type is not None and self._relation_at_start(
                         _CONNECTOR.sub("", after_type, count=1)
                     ):  # "do diseases associated with SNCA have": the subject is a chain
-                        inner = self._chain(after_type, inner_type, anchors, relations)
-                        return self._project_node(
-                            relation, inner, inner_type, answer_type, relations
-                        )
-                    return self._project(relation, subject, answer_type, anchors, relations)
+                        inner = self._chain(after_type, inner_type)
+                        return self._project_node(relation, inner, inner_type, answer_type)
+                    return self._project(relation, subject, answer_type)
         return None
 
     def _branches(
         self,
         text: str,
         answer_type: str | None,
-        anchors: list[AnchorLink],
-        relations: list[RelationLink],
     ) -> QueryNode:
         """Branches joined by "and"/"or" (or "that …" after an anchor) where each starts with
         its own relation phrase: ∩ for "and", ∪ for "or"."""
         parts, separators = self._split_before_relation(text)
         if len(parts) == 1:
-            return self._chain(text, answer_type, anchors, relations)
-        children = [self._chain(p, answer_type, anchors, relations) for p in parts]
+            return self._chain(text, answer_type)
+        children = [self._chain(p, answer_type) for p in parts]
         return _combine(children, separators)
 
     def _split_before_relation(self, text: str) -> tuple[list[str], list[str]]:
@@ -309,35 +323,31 @@ class OfflinePlanner:
         self,
         text: str,
         answer_type: str | None,
-        anchors: list[AnchorLink],
-        relations: list[RelationLink],
     ) -> QueryNode:
         """ "R rest": rest is either "<type> R' rest'" (a chain) or the anchor expression."""
         text = _CONNECTOR.sub("", text, count=1)
         relation = self._relation_at_start(text)
         if relation is None:
             relation = self._relation_by_embedding(text)
-            return self._project_anchor_tail(relation, text, answer_type, anchors, relations)
+            return self._project_anchor_tail(relation, text, answer_type)
         rest = text[len(relation.phrase) :]
         inner_type, after_type = self._leading_type(_CONNECTOR.sub("", rest, count=1))
         if inner_type is not None:
             if self._relation_at_start(_CONNECTOR.sub("", after_type, count=1)):
                 # "… diseases associated with X": a type word, then the next relation
-                inner = self._chain(after_type, inner_type, anchors, relations)
-                return self._project_node(relation, inner, inner_type, answer_type, relations)
+                inner = self._chain(after_type, inner_type)
+                return self._project_node(relation, inner, inner_type, answer_type)
             if self._relation_at_start(_CONNECTOR.sub("", rest, count=1)):
                 # "… symptoms of X": the type word opens the next relation phrase
-                inner = self._chain(rest, inner_type, anchors, relations)
-                return self._project_node(relation, inner, inner_type, answer_type, relations)
-        return self._anchor_expression(relation, rest, answer_type, anchors, relations)
+                inner = self._chain(rest, inner_type)
+                return self._project_node(relation, inner, inner_type, answer_type)
+        return self._anchor_expression(relation, rest, answer_type)
 
     def _anchor_expression(
         self,
         relation: _Relation,
         text: str,
         answer_type: str | None,
-        anchors: list[AnchorLink],
-        relations: list[RelationLink],
     ) -> QueryNode:
         """One anchor, or anchors joined by "and" (∩) / "or" (∪), "both … and",
         "either … or". Names may contain "and", "or" and commas themselves ("Spastic
@@ -349,17 +359,17 @@ class OfflinePlanner:
         either = _EITHER.match(mention) is not None
         stripped = _EITHER.sub("", _BOTH.sub("", mention, count=1), count=1)
         if self._exact(stripped):
-            return self._project(relation, stripped, answer_type, anchors, relations)
+            return self._project(relation, stripped, answer_type)
         pieces = re.split(r"(\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+)", stripped, flags=re.I)
         names, separators = self._exact_segmentation(pieces)
         if names is None:
             names = [p.strip() for p in pieces[::2] if p.strip()]
             separators = [s for s in pieces[1::2]]
         if len(names) < 2:
-            return self._project(relation, mention, answer_type, anchors, relations)
+            return self._project(relation, mention, answer_type)
         if either:
             separators = ["or"] * (len(names) - 1)
-        children = [self._project(relation, n, answer_type, anchors, relations) for n in names]
+        children = [self._project(relation, n, answer_type) for n in names]
         return _combine(children, separators)
 
     def _exact_segmentation(self, pieces: list[str]) -> tuple[list[str] | None, list[str]]:
@@ -406,16 +416,25 @@ class OfflinePlanner:
         """The KG relation whose description is closest to ``text`` (a phrase + anchor)."""
         if self.embed is None:
             raise PlanningError(f"no relation phrase recognised in {text!r}")
-        if self._relation_vectors is None:
-            names = sorted(self.signatures)
-            descriptions = [
-                f"{name.replace('_', ' ')}: {self.store.schema.relations.get(name, '')}"
-                for name in names
-            ]
-            self._relation_vectors = (names, self.embed(descriptions))
-        names, vectors = self._relation_vectors
+        if "all" not in self._relation_vectors:
+            names, descriptions = [], []
+            for name in sorted(self.signatures):
+                for description in (
+                    name.replace("_", " "),
+                    self.store.schema.relations.get(name, "") or name.replace("_", " "),
+                    *RELATION_EXAMPLES.get(name, ()),
+                ):
+                    names.append(name)
+                    descriptions.append(description)
+            self._relation_vectors["all"] = (names, self.embed(descriptions))
+        names, vectors = self._relation_vectors["all"]
         words = text.split()
-        phrase = " ".join(words[: max(1, min(4, len(words) - 1))])
+        # The phrase ends where an entity's exact name starts (else after two words).
+        cut = next(
+            (k for k in range(1, min(5, len(words))) if self._exact(" ".join(words[k:]))),
+            max(1, min(2, len(words) - 1)),
+        )
+        phrase = " ".join(words[:cut])
         similarity = vectors @ self.embed([phrase])[0]
         order = np.argsort(-similarity)
         best = int(order[0])
@@ -431,11 +450,11 @@ class OfflinePlanner:
         relation: _Relation,
         text: str,
         answer_type: str | None,
-        anchors: list[AnchorLink],
-        relations: list[RelationLink],
     ) -> QueryNode:
-        mention = text[len(relation.phrase) :].strip() or text
-        return self._project(relation, mention, answer_type, anchors, relations)
+        mention = text[len(relation.phrase) :].strip()
+        if not mention:
+            raise PlanningError(f"no entity after {relation.phrase!r}")
+        return self._project(relation, mention, answer_type)
 
     def _direction(self, relation: _Relation, answer: str | None, given: str | None) -> bool:
         """True for inverse: the edge points from the answer to the input."""
@@ -463,10 +482,9 @@ class OfflinePlanner:
         inner: QueryNode,
         inner_type: str | None,
         answer_type: str | None,
-        relations: list[RelationLink],
     ) -> QueryNode:
         inverse = self._direction(relation, answer_type, inner_type)
-        relations.append(
+        self.relations.append(
             RelationLink(
                 phrase=relation.phrase,
                 relation=relation.name,
@@ -482,14 +500,10 @@ class OfflinePlanner:
         relation: _Relation,
         mention: str,
         answer_type: str | None,
-        anchors: list[AnchorLink],
-        relations: list[RelationLink],
     ) -> QueryNode:
         anchor = self._link(mention, relation.name, answer_type)
-        anchors.append(anchor)
-        return self._project_node(
-            relation, EntityQuery(id=anchor.id), anchor.type, answer_type, relations
-        )
+        self.anchors.append(anchor)
+        return self._project_node(relation, EntityQuery(id=anchor.id), anchor.type, answer_type)
 
     # -- anchors -------------------------------------------------------------------------------
 

@@ -97,3 +97,10 @@ def test_ambiguous_anchor_lists_alternatives(service: QueryService) -> None:
 def test_unreadable_questions_say_why(service: QueryService, question: str, message: str) -> None:
     with pytest.raises(PlanningError, match=message):
         service.resources("demo").planner.plan(question)
+
+
+def test_unknown_wording_falls_back_to_relation_embeddings(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan("Which genes are tied to Parkinson disease 4?")
+    (relation,) = plan.relations
+    assert relation.method == "embedding" and relation.phrase == "tied to"
+    assert plan.query == project("associated_with", entity(PD4), inverse=True)
