@@ -2,8 +2,8 @@
 
 Each tool has a pydantic ``args_schema`` and ``response_format="content_and_artifact"``: the
 LLM sees a short text summary, code gets the full ``list[Candidate]`` as the artifact.
-Traversal here is exact retrieval only; the calibrated, recall-targeted ``kg_query`` tool
-comes with the conformal gate.
+Traversal here is exact retrieval only; the calibrated, recall-targeted ``kg_query`` tool (and
+``kg_ask``, ``kg_ground``) are in :mod:`kgrecall.agents.tools`.
 """
 
 from __future__ import annotations
