@@ -9,6 +9,11 @@ claim keeps its character span in the report, so annotations can point back at t
 
 Bad input gets a clear error: an empty report, binary data (NUL bytes or mostly unprintable
 characters) and reports longer than ``max_chars`` are refused before any work.
+
+Segmentation is linear in the report's length, whatever it holds: no pattern backtracks over
+an unbounded run (a sentence end starts only at the first of a run of ``.!?`` and its
+quantifiers are possessive; table separators are checked cell by cell without a regex over
+the row), and long loops check the caller's deadline (:mod:`kgrecall.kg.deadline`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from kgrecall.kg import KGError
+from kgrecall.kg.deadline import check_deadline
 
 #: Reports longer than this (characters) are refused: bounded work, never a hang.
 DEFAULT_MAX_CHARS = 2_000_000
@@ -62,14 +68,19 @@ ABBREVIATIONS = frozenset(
 _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_SEPARATOR_CELL = re.compile(r":?-{2,}:?")
 _LAST_WORD = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z.]*)$")
 _LABEL_WORD = re.compile(
     r"\b(type|group|complex|class|factor|vitamin|subunit|chain|form|stage|grade|phase|"
     r"protein|hepatitis|subtype)$",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s+[\"'(\[]?[A-Z0-9])")
+#: Starts only at the first of a run of ``.!?`` (else each dot of "....." would rescan the
+#: run: quadratic), and never gives back what it matched.
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++[\"'(\[]?[A-Z0-9])")
+#: Coordinated subjects split at most this many ways; longer runs stay one claim (each part
+#: repeats the rest of the sentence, so unbounded splitting is quadratic in size).
+MAX_CONJUNCTS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +134,7 @@ def report_units(report: str) -> list[tuple[int, int]]:
     rows_in_table = 0  # table rows seen since the table started (separator excluded)
     offset = 0
     for line in report.splitlines(keepends=True):
+        check_deadline()
         line_start, stripped = offset, line.rstrip("\r\n")
         offset += len(line)
         text_end = line_start + len(stripped)
@@ -136,7 +148,7 @@ def report_units(report: str) -> list[tuple[int, int]]:
             continue
         if stripped.lstrip().startswith("|"):
             paragraph = _flush(units, paragraph)
-            if _TABLE_SEPARATOR.match(stripped):
+            if _is_table_separator(stripped):
                 if rows_in_table == 1:
                     units.pop()  # the one row above the separator is the header
                 rows_in_table = 0 if rows_in_table == 1 else rows_in_table
@@ -155,6 +167,16 @@ def report_units(report: str) -> list[tuple[int, int]]:
     return units
 
 
+def _is_table_separator(line: str) -> bool:
+    """A markdown table's separator row (``| --- | :-: |``): cells of dashes with optional
+    colons. Checked cell by cell, in linear time, where a single regex over the row
+    backtracks quadratically on long runs of spaces."""
+    row = line.strip()
+    row = row.removeprefix("|")
+    row = row.removesuffix("|")
+    return all(_SEPARATOR_CELL.fullmatch(cell.strip()) for cell in row.split("|"))
+
+
 def _flush(
     units: list[tuple[int, int]], paragraph: tuple[int, int] | None
 ) -> tuple[int, int] | None:
@@ -171,6 +193,7 @@ def _sentences(report: str, start: int, end: int) -> list[Claim]:
     cursor = 0
     if not is_row:
         for match in _SENTENCE_END.finditer(unit):
+            check_deadline()
             if _is_abbreviation(unit, match.start()):
                 continue
             pieces.append((cursor, match.end()))
@@ -219,7 +242,8 @@ def split_conjunctions(text: str, spans: list[tuple[int, int]]) -> list[tuple[st
     ``spans`` are the entity mentions of ``text`` in order; the result pairs each sub-claim's
     text with the indices of the mentions it keeps. Only a run of mentions that opens the
     sentence, joined by "and", commas or "as well as", and followed by at least one more
-    mention (the object) is split; anything else is one claim with every mention.
+    mention (the object) is split, into at most ``MAX_CONJUNCTS`` claims; anything else is one
+    claim with every mention.
     """
     everything = [(text, list(range(len(spans))))]
     if len(spans) < 3 or not _LEAD.fullmatch(text[: spans[0][0]]):
@@ -227,7 +251,7 @@ def split_conjunctions(text: str, spans: list[tuple[int, int]]) -> list[tuple[st
     last = 0
     while last + 1 < len(spans) and _JOINER.fullmatch(text[spans[last][1] : spans[last + 1][0]]):
         last += 1
-    if last == 0 or last + 1 >= len(spans):
+    if last == 0 or last + 1 >= len(spans) or last + 1 > MAX_CONJUNCTS:
         return everything
     rest = text[spans[last][1] :]
     objects = list(range(last + 1, len(spans)))

@@ -8,16 +8,23 @@ are normalised with bioregistry. Dictionary matching links the longest run of wo
 KG node's name or synonym. Gene and protein symbols match case-sensitively; a symbol that is
 also an English word ("SET", "ATP", "CAT") counts only with a molecular-biology word in the
 same text ("gene", "protein", "expression", …). Every mention keeps its character span.
+
+Extraction is linear in the text's length (times a log): spans already taken are kept in a
+sorted interval structure, so an overlap check is a binary search, not a scan of every
+mention found so far; long loops check the caller's deadline (:mod:`kgrecall.kg.deadline`).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 from kgrecall.kg import GraphStore, normalize_curie
+from kgrecall.kg.deadline import check_deadline
 
 MentionKind = Literal["curie", "uniprot", "kegg", "pdb", "species", "dictionary"]
 
@@ -146,8 +153,8 @@ class EntityExtractor:
 
     def extract(self, text: str) -> list[Mention]:
         """Non-overlapping mentions, left to right; identifiers win over names."""
-        found = self._identifiers(text)
-        taken = [(m.start, m.end) for m in found]
+        taken = _Spans()
+        found = self._identifiers(text, taken)
         if self.store is not None:
             found.extend(self._dictionary(text, taken))
         found.sort(key=lambda mention: mention.start)
@@ -156,39 +163,61 @@ class EntityExtractor:
     def _in_kg(self, entity_id: str) -> bool:
         return self.store is not None and self.store.has_node(entity_id)
 
-    def _identifiers(self, text: str) -> list[Mention]:
+    def _identifiers(self, text: str, taken: _Spans) -> list[Mention]:
+        """Identifier mentions, pattern by pattern: an earlier pattern's mention wins over an
+        overlapping later one. ``taken`` ends up holding their spans."""
         mentions: list[Mention] = []
-        taken: list[tuple[int, int]] = []
-
-        def add(match: re.Match[str], entity_id: str, kind: MentionKind) -> None:
-            span = match.span(0)
-            if any(span[0] < end and start < span[1] for start, end in taken):
-                return
-            taken.append(span)
-            mentions.append(Mention(match.group(0), *span, entity_id, kind, self._in_kg(entity_id)))
-
-        for match in _CURIE.finditer(text):
-            add(match, normalize_curie(f"{match.group(1)}:{match.group(2)}"), "curie")
-        for match in _SPECIES.finditer(text):
-            add(match, SPECIES[match.group(1)], "species")
-        for match in _KEGG.finditer(text):
-            add(match, f"kegg:{match.group(1)}", "kegg")
-        for match in _KEGG_CONTEXTUAL.finditer(text):
-            if _near(text, match.start(), "KEGG"):
-                add(match, f"kegg:{match.group(1)}", "kegg")
-        for match in _UNIPROT.finditer(text):
-            add(match, f"uniprot:{match.group(1)}", "uniprot")
-        for match in _PDB.finditer(text):
-            if _near(text, match.start(), "PDB") and any(c.isalpha() for c in match.group(1)):
-                add(match, f"pdb:{match.group(1).upper()}", "pdb")
+        for kind, candidates in self._candidates(text):
+            # One pattern's matches never overlap each other: check them against the earlier
+            # patterns' spans only, then add them all at once (a linear merge).
+            added = []
+            for match, entity_id in candidates:
+                check_deadline()
+                span = match.span(0)
+                if taken.overlaps(*span):
+                    continue
+                added.append(span)
+                mentions.append(
+                    Mention(match.group(0), *span, entity_id, kind, self._in_kg(entity_id))
+                )
+            taken.add_sorted(added)
         return mentions
 
-    def _dictionary(self, text: str, taken: list[tuple[int, int]]) -> list[Mention]:
+    def _candidates(
+        self, text: str
+    ) -> Iterator[tuple[MentionKind, Iterable[tuple[re.Match[str], str]]]]:
+        """Each identifier pattern's matches with their ids, in priority order."""
+        yield (
+            "curie",
+            ((m, normalize_curie(f"{m.group(1)}:{m.group(2)}")) for m in _CURIE.finditer(text)),
+        )
+        yield "species", ((m, SPECIES[m.group(1)]) for m in _SPECIES.finditer(text))
+        yield "kegg", ((m, f"kegg:{m.group(1)}") for m in _KEGG.finditer(text))
+        yield (
+            "kegg",
+            (
+                (m, f"kegg:{m.group(1)}")
+                for m in _KEGG_CONTEXTUAL.finditer(text)
+                if _near(text, m.start(), "KEGG")
+            ),
+        )
+        yield "uniprot", ((m, f"uniprot:{m.group(1)}") for m in _UNIPROT.finditer(text))
+        yield (
+            "pdb",
+            (
+                (m, f"pdb:{m.group(1).upper()}")
+                for m in _PDB.finditer(text)
+                if _near(text, m.start(), "PDB") and any(c.isalpha() for c in m.group(1))
+            ),
+        )
+
+    def _dictionary(self, text: str, taken: _Spans) -> list[Mention]:
         tokens = [m for m in _TOKEN.finditer(text)]
         biology = _BIOLOGY_CONTEXT.search(text) is not None
         mentions: list[Mention] = []
         index = 0
         while index < len(tokens):
+            check_deadline()
             match = self._longest(text, tokens, index, taken, biology)
             if match is None:
                 index += 1
@@ -205,12 +234,12 @@ class EntityExtractor:
         text: str,
         tokens: list[re.Match[str]],
         index: int,
-        taken: list[tuple[int, int]],
+        taken: _Spans,
         biology: bool,
     ) -> tuple[int, list[str]] | None:
         for width in range(min(MAX_NAME_WORDS, len(tokens) - index), 0, -1):
             start, end = tokens[index].start(), tokens[index + width - 1].end()
-            if any(start < t_end and t_start < end for t_start, t_end in taken):
+            if taken.overlaps(start, end):
                 continue
             phrase = " ".join(t.group(0) for t in tokens[index : index + width])
             symbol_ids = self._symbols.get(phrase)
@@ -220,6 +249,28 @@ class EntityExtractor:
             if named and (width > 1 or len(phrase) > 2):
                 return width, sorted(named)
         return None
+
+
+class _Spans:
+    """Disjoint character spans, sorted: an overlap check is one binary search."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` overlaps a span held. Only the last span starting before
+        ``end`` can: the spans are disjoint, so every earlier one also ends before it."""
+        before = bisect_left(self._starts, end) - 1
+        return before >= 0 and self._ends[before] > start
+
+    def add_sorted(self, spans: list[tuple[int, int]]) -> None:
+        """Add disjoint spans, sorted and disjoint from those held (a linear merge: sorting
+        two sorted runs is linear)."""
+        if spans:
+            merged = sorted([*zip(self._starts, self._ends, strict=True), *spans])
+            self._starts = [start for start, _ in merged]
+            self._ends = [end for _, end in merged]
 
 
 def _words(name: str) -> list[str]:

@@ -26,6 +26,7 @@ from kgrecall.grounding.entities import EntityExtractor, Mention, MentionKind
 from kgrecall.grounding.llm_claims import extract_claims_with_llm
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
+from kgrecall.kg.deadline import check_deadline
 from kgrecall.llm import LLMError
 from kgrecall.tools import EvidenceTriple
 
@@ -131,6 +132,7 @@ class KGGroundingValidator:
         claims, extraction, notes = self._claims(report)
         results = []
         for claim in claims:
+            check_deadline()  # a timed-out request's grounding stops here, not at the end
             if not claim.verbatim:
                 results.append(self._rewritten(report, claim))
                 continue
@@ -145,6 +147,7 @@ class KGGroundingValidator:
             parts = split_conjunctions(raw, spans)
             wording = split_conjunctions(masked, spans)
             for (text, kept), (masked_text, _) in zip(parts, wording, strict=True):
+                check_deadline()
                 used = sorted([*(mentions[i] for i in kept), *outside], key=lambda m: m.start)
                 sub_text = (
                     " ".join(text.replace("|", " ").split()) if len(parts) > 1 else claim.text

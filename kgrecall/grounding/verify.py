@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kgrecall.kg import Edge, GraphStore
+from kgrecall.kg.deadline import check_deadline
 
 Label = Literal["grounded", "inferred", "ungrounded", "trivial"]
 _ORDER: dict[str, int] = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
@@ -170,6 +171,7 @@ class PathVerifier:
             grow.depth += 1
             next_frontier: list[str] = []
             for node in grow.frontier:
+                check_deadline()  # a search can visit much of the KG: stop when timed out
                 if node != grow.root and avoid_hubs and self.degree(node) >= self.hub_degree:
                     continue  # a hub may end a path, never carry one
                 for neighbour, edge in self._neighbours(node):
