@@ -620,7 +620,7 @@ def serve_command(
     from kgrecall.service import create_app
 
     api = create_app(
-        QueryService(home), allow_unauthenticated_admin=no_admin_auth, timeout_s=timeout
+        QueryService(home), allow_unauthenticated_admin=no_admin_auth, timeout_s=timeout, host=host
     )
     uvicorn.run(api, host=host, port=port, log_level="info")
 

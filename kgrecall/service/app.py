@@ -10,35 +10,47 @@
 
 Security and reliability: platform routes need ``X-API-Key`` equal to ``KGRECALL_ADMIN_KEY``
 (compared in constant time); the app refuses to start without a key unless admin auth is
-explicitly disabled for local use. Bodies above ``max_body_bytes`` get 413 before they are
-read; ``max_results`` is capped at 1000; each request has a timeout (504); invalid input is
-422 naming the field; KG errors are 400/404 with their message; anything else is a 500
-with a request id and no stack trace (the trace goes to the server log).
+explicitly disabled for local use, and never without one on a non-loopback host. Bodies
+above ``max_body_bytes`` get 413: by ``Content-Length`` before they are read, and for chunked
+uploads as soon as the bytes received pass the limit (counted at the ASGI level). Request
+models are strict: unknown fields, strings or booleans for numbers, NaN/Infinity and lone
+surrogates are refused. ``max_results`` is capped at 1000; query trees are bounded
+(:class:`~kgrecall.tools.query.TreeLimits`). Each request has a timeout (504) that also stops
+the work: it runs under a cooperative deadline (:mod:`kgrecall.kg.deadline`). Invalid input
+is 422 naming the field, never echoing the input; KG errors are 400/404 with their message
+(an unknown KG's 404 does not list the others); anything else is a 500 with a request id and
+no stack trace (the trace goes to the server log).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
+import json
 import logging
 import os
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Request, Response
+from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import kgrecall
 from kgrecall.agents import MAX_RESULTS_CAP, AskResponse, PlanningError, QueryResponse, QueryService
 from kgrecall.calibration import Method
 from kgrecall.grounding import DEFAULT_MAX_CHARS, GroundingResult
 from kgrecall.kg import KGError, UnknownEntityError
+from kgrecall.kg.deadline import DeadlineExceededError, deadline
 from kgrecall.service.jobs import CalibrationJobs, CalibrationRequest, Job, JobStatus
 from kgrecall.tools import QueryTree
+from kgrecall.tools.query import DEFAULT_TREE_LIMITS, QueryTreeLimitError, TreeLimits, check_tree
 
 log = logging.getLogger("kgrecall.service")
 Level = Literal["fast", "thorough", "exhaustive"]
@@ -49,41 +61,65 @@ T = TypeVar("T")
 #: Largest request body accepted (bytes): a 2 M-character report plus JSON overhead.
 DEFAULT_MAX_BODY_BYTES = 4 * DEFAULT_MAX_CHARS + 4096
 DEFAULT_TIMEOUT_S = 60.0
+#: At most this many validation errors are reported, each field name cut to this length.
+_MAX_ERRORS, _MAX_FIELD_CHARS = 20, 100
 
 
-class QueryRequest(BaseModel):
+def _no_surrogates(text: str) -> str:
+    """Refuse lone surrogates ("\\ud800"): not text, and not encodable as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(f"not valid Unicode text (lone surrogate at {error.start})") from None
+    return text
+
+
+#: Text fields: valid Unicode only.
+Text = Annotated[str, AfterValidator(_no_surrogates)]
+#: KG names as requests give them.
+DatabaseName = Annotated[Text, Field(min_length=1, max_length=200)]
+
+
+class _Request(BaseModel):
+    """Strict request bodies: unknown fields are errors, numbers must be JSON numbers (no
+    "5" or true for 5), floats finite."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class QueryRequest(_Request):
     """``POST /v1/query``."""
 
-    query: str = Field(min_length=1, max_length=2000, description="A question.")
+    query: Text = Field(min_length=1, max_length=2000, description="A question.")
     completeness: Level = "fast"
     recall_target: float | None = Field(None, gt=0.0, le=1.0)
     max_results: int = Field(20, ge=1, le=MAX_RESULTS_CAP)
-    database: str = Field("demo", min_length=1, max_length=200)
+    database: DatabaseName = "demo"
     ground: bool = True
 
 
-class StructuredQueryRequest(BaseModel):
+class StructuredQueryRequest(_Request):
     """``POST /v1/query/structured``."""
 
     query: QueryTree
     completeness: Level = "fast"
     recall_target: float | None = Field(None, gt=0.0, le=1.0)
     max_results: int = Field(50, ge=1, le=MAX_RESULTS_CAP)
-    database: str = Field("demo", min_length=1, max_length=200)
+    database: DatabaseName = "demo"
     method: Method | None = None
 
 
-class GroundRequest(BaseModel):
+class GroundRequest(_Request):
     """``POST /v1/ground``."""
 
-    report: str = Field(min_length=1, max_length=DEFAULT_MAX_CHARS)
-    database: str = Field("demo", min_length=1, max_length=200)
+    report: Text = Field(min_length=1, max_length=DEFAULT_MAX_CHARS)
+    database: DatabaseName = "demo"
 
 
-class CalibrationRunRequest(BaseModel):
+class CalibrationRunRequest(_Request):
     """``POST /v1/platform/calibration/run``; ``risk_budgets`` are α (0.1 → recall ≥ 0.9)."""
 
-    database: str = Field("demo", min_length=1, max_length=200)
+    database: DatabaseName = "demo"
     topologies: list[Topology] = Field(
         default_factory=lambda: list(DEFAULT_TOPOLOGIES), min_length=1, max_length=9
     )
@@ -120,6 +156,89 @@ class Health(BaseModel):
     admin_auth: bool
 
 
+class SafeJSONResponse(JSONResponse):
+    """JSON with every non-ASCII character escaped: renders any string, lone surrogates
+    included (the default UTF-8 rendering fails on them with a 500)."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a body over ``limit`` bytes, by ``Content-Length`` before it
+    is read, and for chunked uploads (no length) as soon as the bytes received pass the
+    limit. The admitted body is buffered and replayed to the app."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await self._refuse(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()  # after the body: only the disconnect is left
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = SafeJSONResponse(
+            {"error": f"request body larger than {self.limit:,} bytes"},
+            status_code=413,
+            headers={"Connection": "close"},
+        )
+        await response(scope, receive, send)
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or "localhost") only listens on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _validation_errors(error: RequestValidationError) -> list[dict[str, str]]:
+    """Field and message of each error (the first few): never the input, which may be huge,
+    unserialisable (NaN) or not text (a lone surrogate)."""
+    shown = []
+    for item in error.errors()[:_MAX_ERRORS]:
+        field = ".".join(str(part)[:_MAX_FIELD_CHARS] for part in item.get("loc", ()))
+        message = str(item.get("msg", "invalid"))
+        if item.get("type") == "union_tag_invalid":  # its message quotes the input's tag
+            message = f"unknown {item['ctx']['discriminator']}; expected one of: "
+            message += str(item["ctx"]["expected_tags"])
+        shown.append({"field": field, "message": message[:300]})
+    return shown
+
+
 def create_app(
     service: QueryService | None = None,
     *,
@@ -127,10 +246,13 @@ def create_app(
     allow_unauthenticated_admin: bool = False,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    tree_limits: TreeLimits = DEFAULT_TREE_LIMITS,
+    host: str = "127.0.0.1",
 ) -> FastAPI:
     """The API over ``service`` (a fresh QueryService by default). ``admin_key`` defaults to
     ``$KGRECALL_ADMIN_KEY``; without one the app refuses to start unless
-    ``allow_unauthenticated_admin`` (or ``KGRECALL_ADMIN_AUTH=disabled``) says so."""
+    ``allow_unauthenticated_admin`` (or ``KGRECALL_ADMIN_AUTH=disabled``) says so, and
+    always when ``host`` (the interface it will listen on) is not a loopback address."""
     key = admin_key if admin_key is not None else os.environ.get("KGRECALL_ADMIN_KEY") or None
     unauthenticated = allow_unauthenticated_admin or (
         os.environ.get("KGRECALL_ADMIN_AUTH", "").lower() == "disabled"
@@ -139,6 +261,11 @@ def create_app(
         raise KGError(
             "the platform routes need an admin key: set KGRECALL_ADMIN_KEY, or disable admin "
             "auth for local use (KGRECALL_ADMIN_AUTH=disabled / --no-admin-auth)"
+        )
+    if key is None and not _is_loopback(host):
+        raise KGError(
+            f"refusing to serve on {host} without admin auth: disabling it is for local use "
+            "only (a loopback host such as 127.0.0.1); set KGRECALL_ADMIN_KEY"
         )
     core = service or QueryService()
     jobs = CalibrationJobs(core)
@@ -149,12 +276,26 @@ def create_app(
         "calibrated recall guarantee and every claim grounded in the graph.",
     )
 
+    def within_deadline(call: Callable[[], T]) -> T:
+        with deadline(timeout_s):
+            return call()
+
     async def bounded(call: Callable[[], T]) -> T:
-        """Run blocking work off the event loop, with the request timeout."""
+        """Run blocking work off the event loop, with the request timeout: the work runs
+        under a deadline of the same length, so a timed-out request stops computing too."""
         try:
-            return await asyncio.wait_for(run_in_threadpool(call), timeout=timeout_s)
-        except TimeoutError:
+            return await asyncio.wait_for(
+                run_in_threadpool(within_deadline, call), timeout=timeout_s
+            )
+        except (TimeoutError, DeadlineExceededError):
             raise HTTPException(504, f"the request took longer than {timeout_s:g} s") from None
+
+    def served(database: str) -> None:
+        """404 for a KG the workspace does not hold, naming only the one asked for."""
+        if not core.workspace.exists(database):
+            raise HTTPException(
+                404, f"no KG named {database!r}; GET /v1/databases lists the KGs served"
+            )
 
     def require_admin(x_api_key: Annotated[str | None, Header()] = None) -> None:
         if key is None:
@@ -162,35 +303,43 @@ def create_app(
         if x_api_key is None or not hmac.compare_digest(x_api_key.encode(), key.encode()):
             raise HTTPException(401, "a valid X-API-Key header is required for platform routes")
 
-    @app.middleware("http")
-    async def limit_body(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
-            return JSONResponse(
-                {"error": f"request body larger than {max_body_bytes:,} bytes"}, status_code=413
-            )
-        return await call_next(request)
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
+        return SafeJSONResponse(
+            {"error": "invalid request", "detail": _validation_errors(error)}, status_code=422
+        )
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, error: HTTPException) -> JSONResponse:
+        return SafeJSONResponse(
+            {"detail": error.detail}, status_code=error.status_code, headers=error.headers
+        )
 
     @app.exception_handler(UnknownEntityError)
     async def unknown_entity(_: Request, error: UnknownEntityError) -> JSONResponse:
-        return JSONResponse({"error": str(error).strip('"')}, status_code=404)
+        return SafeJSONResponse({"error": str(error).strip('"')}, status_code=404)
 
     @app.exception_handler(PlanningError)
     async def unreadable(_: Request, error: PlanningError) -> JSONResponse:
-        return JSONResponse({"error": f"could not read the question: {error}"}, status_code=422)
+        message = f"could not read the question: {error}"
+        return SafeJSONResponse({"error": message}, status_code=422)
 
     @app.exception_handler(KGError)
     async def bad_request(_: Request, error: KGError) -> JSONResponse:
-        status = 404 if str(error).startswith("no KG named") else 400
-        return JSONResponse({"error": str(error)}, status_code=status)
+        if str(error).startswith("no KG named"):  # the message lists every KG: not shown
+            message = "no such KG; GET /v1/databases lists the KGs served"
+            return SafeJSONResponse({"error": message}, status_code=404)
+        return SafeJSONResponse({"error": str(error)}, status_code=400)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, error: Exception) -> JSONResponse:
         request_id = uuid.uuid4().hex[:12]
         log.exception("request %s %s failed (id %s)", request.method, request.url.path, request_id)
-        return JSONResponse({"error": "internal error", "request_id": request_id}, status_code=500)
+        return SafeJSONResponse(
+            {"error": "internal error", "request_id": request_id}, status_code=500
+        )
 
     @app.get("/v1/health")
     async def health() -> Health:
@@ -203,6 +352,7 @@ def create_app(
 
     @app.post("/v1/query")
     async def query(body: QueryRequest) -> AskResponse:
+        served(body.database)
         return await bounded(
             partial(
                 core.ask,
@@ -217,6 +367,11 @@ def create_app(
 
     @app.post("/v1/query/structured")
     async def structured(body: StructuredQueryRequest) -> QueryResponse:
+        try:
+            check_tree(body.query, tree_limits)
+        except QueryTreeLimitError as error:
+            raise HTTPException(422, f"query: {error}") from None
+        served(body.database)
         return await bounded(
             partial(
                 core.query,
@@ -231,6 +386,7 @@ def create_app(
 
     @app.post("/v1/ground")
     async def ground(body: GroundRequest) -> GroundingResult:
+        served(body.database)
         return await bounded(partial(core.ground, body.report, kg=body.database))
 
     @app.post(
@@ -242,10 +398,7 @@ def create_app(
         for budget in body.risk_budgets:
             if not 0.0 < budget < 1.0:
                 raise HTTPException(422, f"risk_budgets: {budget} is not in (0, 1)")
-        if not core.workspace.exists(body.database):
-            raise KGError(
-                f"no KG named {body.database!r}; known KGs: {', '.join(core.workspace.names())}"
-            )
+        served(body.database)
         job = jobs.submit(
             CalibrationRequest(
                 database=body.database,

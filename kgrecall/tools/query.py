@@ -9,12 +9,17 @@ JSON form (DESIGN §4)::
 disease). The topology name comes from the shape alone — 1p 2p 3p 2i 3i ip pi 2u up, other
 shapes ``custom`` — and the projections in post-order are the tree's operators ("hops"),
 the unit a conformal gate calibrates one threshold for.
+
+A tree's cost grows with its size, so trees are bounded (:class:`TreeLimits`: nodes, depth,
+inputs per intersect/union; the defaults admit every named topology many times over) and
+:func:`parse_query` refuses a larger one with :class:`QueryTreeLimitError` naming the limit.
 """
 
 from __future__ import annotations
 
 import random
 import weakref
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -81,13 +86,66 @@ SHAPES: dict[str, str] = {name: signature for signature, name in _TOPOLOGIES.ite
 QueryNode = EntityQuery | ProjectQuery | IntersectQuery | UnionQuery
 
 
-def parse_query(data: str | bytes | dict[str, Any]) -> QueryNode:
+@dataclass(frozen=True, slots=True)
+class TreeLimits:
+    """The largest query tree accepted: ``max_nodes`` nodes in all, ``max_depth`` nodes on
+    the longest root-to-anchor path (an entity alone is depth 1), ``max_branches`` inputs
+    per intersect/union. The largest named topology (3i) has 7 nodes, depth 3 and 3
+    branches."""
+
+    max_nodes: int = 64
+    max_depth: int = 8
+    max_branches: int = 16
+
+
+DEFAULT_TREE_LIMITS = TreeLimits()
+
+
+class QueryTreeLimitError(KGError):
+    """A query tree larger than its :class:`TreeLimits`."""
+
+
+def check_tree(node: QueryNode, limits: TreeLimits = DEFAULT_TREE_LIMITS) -> None:
+    """Raise :class:`QueryTreeLimitError` naming the first limit ``node`` exceeds.
+
+    Iterative, and stops at the first excess: the cost is bounded by the limits, not by the
+    size of the tree it refuses.
+    """
+    nodes = 0
+    stack: list[tuple[QueryNode, int]] = [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        nodes += 1
+        if nodes > limits.max_nodes:
+            raise QueryTreeLimitError(
+                f"the query tree has more than max_nodes={limits.max_nodes} nodes"
+            )
+        if depth > limits.max_depth:
+            raise QueryTreeLimitError(
+                f"the query tree is deeper than max_depth={limits.max_depth} levels"
+            )
+        if isinstance(current, ProjectQuery):
+            stack.append((current.input, depth + 1))
+        elif isinstance(current, IntersectQuery | UnionQuery):
+            if len(current.inputs) > limits.max_branches:
+                raise QueryTreeLimitError(
+                    f"a{'n intersect' if current.op == 'intersect' else ' union'} has "
+                    f"{len(current.inputs)} inputs, more than max_branches={limits.max_branches}"
+                )
+            stack.extend((child, depth + 1) for child in current.inputs)
+
+
+def parse_query(
+    data: str | bytes | dict[str, Any], *, limits: TreeLimits = DEFAULT_TREE_LIMITS
+) -> QueryNode:
     """A QueryTree from JSON text or a dict; invalid input raises pydantic's ValidationError
-    naming the offending field (e.g. ``input.relation``)."""
+    naming the offending field (e.g. ``input.relation``), a tree beyond ``limits``
+    :class:`QueryTreeLimitError`."""
     if isinstance(data, str | bytes):
         node: QueryNode = _ADAPTER.validate_json(data)
     else:
         node = _ADAPTER.validate_python(data)
+    check_tree(node, limits)
     return node
 
 

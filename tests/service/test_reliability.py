@@ -8,18 +8,14 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 import schemathesis
-import uvicorn
 from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,6 +25,7 @@ from kgrecall.calibration import NO_PREDICTOR, CalibrationKey
 from kgrecall.kg import DEMO_NAME, KGError, Workspace, build_demo_kg, load_graph
 from kgrecall.kg.loaders import load_tsv
 from tests.conftest import PD4_GENES
+from tests.service.conftest import free_port
 
 PUBLIC_OPERATIONS = [
     ("/v1/query", "POST"),
@@ -52,29 +49,6 @@ def test_no_server_errors_on_generated_requests(api: FastAPI, path: str, method:
         assert response.status_code < 500, (case.body, response.text)
 
     check()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def live_server(api: FastAPI) -> Iterator[str]:
-    port = free_port()
-    config = uvicorn.Config(
-        api, host="127.0.0.1", port=port, log_level="error", timeout_keep_alive=60
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
 
 
 @pytest.mark.parametrize("level", ["fast", "thorough"])
