@@ -20,7 +20,7 @@ from kgrecall.kg.errors import KGError, KGFieldError
 #: Relation types and node types are spliced (backtick-quoted) into Cypher by the Neo4j store,
 #: so their spelling is restricted: a letter, then letters, digits, '_' or '-' (UMLS has
 #: ``co-occurs_with``).
-IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*\Z")  # \Z: "$" matches before a final "\n"
 
 #: Relation vocabulary of biomedical KGs built by kgrecall, with a one-line meaning each.
 BIOMEDICAL_RELATIONS: dict[str, str] = {

@@ -11,6 +11,10 @@ File layout (``schema_version`` 1)::
 Writes go to a temporary file in the target directory, are flushed to disk, then renamed over
 the target: a crash leaves either the old file or the new one, never half of one. Loads build
 a fresh store and only return it once everything validated, so a failed load changes nothing.
+
+A process killed mid-write (kill -9) leaves its temporary file behind. Temporary files are
+named ``.TARGET.PID.RANDOM.tmp``; the next write to the same target removes those older than
+``STALE_TEMP_AGE_S`` whose writer process is gone (never one still in flight).
 """
 
 from __future__ import annotations
@@ -18,9 +22,13 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import re
 import tempfile
+import time
+import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +50,20 @@ from kgrecall.kg.store import GraphMetadata, GraphStore
 FORMAT = "kgrecall.kg"
 SCHEMA_VERSION = 1
 _GZIP_MAGIC = b"\x1f\x8b"
+#: A temporary file untouched this long (seconds), its writer gone, is a crash's leftover.
+STALE_TEMP_AGE_S = 600.0
+#: What follows ``.TARGET.`` in a temporary file's name: the writer's pid (absent in names
+#: from older kgrecall) and mkstemp's random part.
+_TEMPORARY = re.compile(r"(?:(\d+)\.)?[a-z0-9_]{8}\.tmp")
 
 
 def atomic_write_bytes(path: Path, payload: bytes | Callable[[Any], None]) -> None:
-    """Write ``payload`` (bytes, or a function writing to a binary file) atomically to ``path``."""
+    """Write ``payload`` (bytes, or a function writing to a binary file) atomically to ``path``;
+    stale temporary files of earlier writes to ``path`` are removed first."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(path)
     descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
     )
     try:
         umask = os.umask(0)
@@ -72,6 +87,41 @@ def atomic_write_bytes(path: Path, payload: bytes | Callable[[Any], None]) -> No
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+def remove_stale_temporaries(path: Path, *, max_age_s: float = STALE_TEMP_AGE_S) -> list[Path]:
+    """Remove the temporary files that writes to ``path`` left behind (``.NAME.*.tmp``) that
+    are older than ``max_age_s`` and whose writer process is not running; the removed paths.
+    """
+    removed = []
+    prefix = f".{path.name}."
+    now = time.time()
+    for candidate in path.parent.glob(f".{glob_escape(path.name)}.*.tmp"):
+        ours = _TEMPORARY.fullmatch(candidate.name[len(prefix) :])
+        if ours is None:  # e.g. the temporary file of "graph.json.gz" when path is graph.json
+            continue
+        try:
+            if now - candidate.stat().st_mtime < max_age_s or _running(ours.group(1)):
+                continue
+            candidate.unlink()
+        except FileNotFoundError:
+            continue  # another writer removed it first
+        removed.append(candidate)
+    return removed
+
+
+def _running(pid: str | None) -> bool:
+    """Whether ``pid`` (from a temporary file's name) is a running process (on this machine:
+    the directory is local to the writers). Names without a pid (older kgrecall) say no."""
+    if pid is None:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except PermissionError:
+        return True  # running, as another user
+    except (ProcessLookupError, OverflowError):
+        return False
+    return True
 
 
 def graph_document(store: GraphStore) -> dict[str, Any]:
@@ -125,7 +175,7 @@ def _read_document(path: Path) -> Any:
     if raw[:2] == _GZIP_MAGIC:
         try:
             raw = gzip.decompress(raw)
-        except (EOFError, OSError) as error:
+        except (EOFError, OSError, zlib.error) as error:  # zlib.error: corrupt deflate data
             raise KGLoadError(path, f"corrupt or truncated gzip data ({error})") from None
     try:
         return orjson.loads(raw)

@@ -11,7 +11,10 @@ from kgrecall.kg.networkx_store import NetworkXStore
 from kgrecall.kg.persistence import load_graph, save_graph
 from kgrecall.kg.store import GraphStore
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: KG names: ``\Z``, not ``$``, which would also match before a trailing newline.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+#: Longest KG name (a directory name: file systems refuse more than 255 bytes).
+MAX_NAME_CHARS = 100
 GRAPH_FILE = "graph.json.gz"
 
 
@@ -26,9 +29,12 @@ class Workspace:
         self.home = Path(home) if home is not None else default_home()
 
     def kg_dir(self, name: str) -> Path:
-        if not _NAME.match(name):
+        """``HOME/kgs/NAME``; a name that is not a valid KG name raises :class:`KGError`."""
+        if not _valid_name(name):
+            shown = name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS] + "…"
             raise KGError(
-                f"invalid KG name {name!r}: use letters, digits, '.', '_' or '-', no slashes"
+                f"invalid KG name {shown!r}: use up to {MAX_NAME_CHARS} letters, digits, '.', "
+                "'_' or '-', no slashes"
             )
         return self.home / "kgs" / name
 
@@ -57,9 +63,21 @@ class Workspace:
     def load(self, name_or_path: str) -> NetworkXStore:
         """A KG by workspace name, or by file path when the argument names an existing file."""
         candidate = Path(name_or_path)
-        if candidate.is_file():
+        if _is_file(candidate):
             return load_graph(candidate)
-        if not _NAME.match(name_or_path) or not self.exists(name_or_path):
+        if not _valid_name(name_or_path) or not self.exists(name_or_path):
             known = ", ".join(self.names()) or "none yet (try: kgrecall kg build-demo)"
             raise KGError(f"no KG named {name_or_path!r} in {self.home}; known KGs: {known}")
         return load_graph(self.graph_path(name_or_path))
+
+
+def _valid_name(name: str) -> bool:
+    return len(name) <= MAX_NAME_CHARS and _NAME.match(name) is not None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False where the path cannot be a file (a name too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False

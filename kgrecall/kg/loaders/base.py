@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ def read_text_lines(path: Path) -> list[str]:
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
-        except (EOFError, OSError) as error:
+        except (EOFError, OSError, zlib.error) as error:  # zlib.error: corrupt deflate data
             raise KGLoadError(path, f"corrupt or truncated gzip data ({error})") from None
     try:
         return raw.decode("utf-8").splitlines()
