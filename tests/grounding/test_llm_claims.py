@@ -18,13 +18,13 @@ from tests.llm_server import OpenAIStub, Reply
 
 REPORT = """# Findings
 
-SNCA and LRRK2 are associated with Parkinson disease 4. The weather was fine.
+SNCA and PINK1 are associated with Parkinson disease 4. The weather was fine.
 """
-FIRST = "SNCA and LRRK2 are associated with Parkinson disease 4."
+FIRST = "SNCA and PINK1 are associated with Parkinson disease 4."
 CLAIMS = {
     "claims": [
         {"text": "SNCA is associated with Parkinson disease 4.", "source": FIRST},
-        {"text": "LRRK2 is associated with Parkinson disease 4.", "source": FIRST},
+        {"text": "PINK1 is associated with Parkinson disease 4.", "source": FIRST},
         {"text": "The weather was fine.", "source": "The weather was fine."},
     ]
 }
@@ -45,13 +45,13 @@ def test_llm_claims_are_labelled_and_placed_in_their_sentence(
     assert result.extraction == "llm" and not result.notes
     assert [(c.text, c.label) for c in result.claims] == [
         ("SNCA is associated with Parkinson disease 4.", "grounded"),
-        ("LRRK2 is associated with Parkinson disease 4.", "inferred"),
+        ("PINK1 is associated with Parkinson disease 4.", "inferred"),
         ("The weather was fine.", "trivial"),
     ]
     start = REPORT.index(FIRST)
-    lrrk2 = result.claims[1]
-    assert (lrrk2.start, lrrk2.end) == (start, start + len(FIRST))
-    assert [REPORT[e.start : e.end] for e in lrrk2.entities] == ["LRRK2", "Parkinson disease 4"]
+    pink1 = result.claims[1]
+    assert (pink1.start, pink1.end) == (start, start + len(FIRST))
+    assert [REPORT[e.start : e.end] for e in pink1.entities] == ["PINK1", "Parkinson disease 4"]
     system = openai_stub.requests[0]["messages"][0]["content"]
     assert "atomic factual claims" in system  # the shipped prompt template was sent
     assert "claims extracted by the llm extractor" in result.to_markdown()

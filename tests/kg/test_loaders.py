@@ -216,7 +216,7 @@ def test_kegg_bad_line() -> None:
 def test_loader_registry_lists_valid_formats() -> None:
     assert get_loader("TSV").name == "tsv"
     with pytest.raises(
-        KGError, match="valid formats: tsv, obo, pykeen, hpo, ligand-receptor, kegg"
+        KGError, match="valid formats: tsv, obo, pykeen, hpo, ligand-receptor, kegg, hgnc, mondo"
     ):
         get_loader("csv")
 

