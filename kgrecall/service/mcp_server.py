@@ -5,21 +5,37 @@ for chat assistants.
 launches that command and talks JSON-RPC over stdin/stdout. Each tool returns the service's
 pydantic response as structured content (and its JSON as text). Errors that name a problem
 (unknown KG, unreadable question, bad QueryTree) reach the client as tool errors with that
-message.
+message, cut to ``MAX_ERROR_CHARS`` (never a huge input echoed back).
+
+Each call has a time limit (``timeout_s``): the work runs in a worker thread under a
+cooperative deadline (:mod:`kgrecall.kg.deadline`), so a timed-out call also stops
+computing. Questions longer than ``max_question_chars`` and reports longer than
+``max_report_chars`` are refused before any work.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ValidationError
 
 import kgrecall
 from kgrecall.agents import QueryService
+from kgrecall.grounding import DEFAULT_MAX_CHARS
 from kgrecall.kg import KGError
+from kgrecall.kg.deadline import deadline
+
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_MAX_QUESTION_CHARS = 2000
+#: Tool error messages are cut to this many characters.
+MAX_ERROR_CHARS = 500
 
 INSTRUCTIONS = (
     "kgrecall answers 'find all X related to Y' questions over a biomedical knowledge graph. "
@@ -30,16 +46,43 @@ INSTRUCTIONS = (
 )
 
 
-def create_mcp_server(service: QueryService | None = None, *, kg: str = "demo") -> MCPServer:
-    """The MCP server over ``service`` for KG ``kg``."""
+def create_mcp_server(
+    service: QueryService | None = None,
+    *,
+    kg: str = "demo",
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
+    max_report_chars: int = DEFAULT_MAX_CHARS,
+) -> MCPServer:
+    """The MCP server over ``service`` for KG ``kg``, each call limited to ``timeout_s``."""
     core = service or QueryService()
+
+    def within_deadline(call: Callable[[], BaseModel]) -> dict[str, Any]:
+        with _named_errors(), deadline(timeout_s):
+            return call().model_dump(mode="json")
+
+    async def bounded(call: Callable[[], BaseModel]) -> dict[str, Any]:
+        """Run ``call`` in a worker thread: its JSON, or a tool error after ``timeout_s``."""
+        try:
+            return await asyncio.wait_for(
+                anyio.to_thread.run_sync(within_deadline, call, abandon_on_cancel=True),
+                timeout=timeout_s,
+            )
+        except TimeoutError:
+            raise ToolError(f"the call took longer than its limit of {timeout_s:g} s") from None
+
+    def check_length(name: str, text: str, limit: int) -> None:
+        if len(text) > limit:
+            raise ToolError(
+                f"the {name} has {len(text):,} characters, more than the limit of {limit:,}"
+            )
 
     server: MCPServer = MCPServer(
         "kgrecall", instructions=INSTRUCTIONS, version=kgrecall.__version__
     )
 
     @server.tool()
-    def kg_ask(
+    async def kg_ask(
         question: str,
         level: str = "fast",
         recall_target: float | None = None,
@@ -48,14 +91,20 @@ def create_mcp_server(service: QueryService | None = None, *, kg: str = "demo") 
         """Answer a question from the knowledge graph with a completeness guarantee and every
         claim grounded; level is fast, thorough or exhaustive; recall_target (e.g. 0.9)
         overrides it."""
-        with _named_errors():
-            response = core.ask(
-                question, kg=kg, level=level, recall_target=recall_target, max_results=max_results
+        check_length("question", question, max_question_chars)
+        return await bounded(
+            partial(
+                core.ask,
+                question,
+                kg=kg,
+                level=level,
+                recall_target=recall_target,
+                max_results=max_results,
             )
-        return response.model_dump(mode="json")
+        )
 
     @server.tool()
-    def kg_query(
+    async def kg_query(
         query: dict[str, Any],
         recall_target: float | None = None,
         level: str = "fast",
@@ -64,28 +113,47 @@ def create_mcp_server(service: QueryService | None = None, *, kg: str = "demo") 
         """Answer a structured query tree, e.g. {"op": "project", "relation":
         "associated_with", "inverse": true, "input": {"op": "entity", "id": "OMIM:605543"}},
         at a recall target."""
-        with _named_errors():
-            response = core.query(
-                query, kg=kg, level=level, recall_target=recall_target, max_results=max_results
+        return await bounded(
+            partial(
+                core.query,
+                query,
+                kg=kg,
+                level=level,
+                recall_target=recall_target,
+                max_results=max_results,
             )
-        return response.model_dump(mode="json")
+        )
 
     @server.tool()
-    def kg_ground(report: str) -> dict[str, Any]:
+    async def kg_ground(report: str) -> dict[str, Any]:
         """Label every claim of a report grounded / inferred / ungrounded / trivial against the
         knowledge graph, with evidence chains."""
-        with _named_errors():
-            return core.ground(report, kg=kg).model_dump(mode="json")
+        check_length("report", report, max_report_chars)
+        return await bounded(partial(core.ground, report, kg=kg))
 
     return server
 
 
 @contextmanager
 def _named_errors() -> Iterator[None]:
-    """KG errors (and invalid QueryTrees) reach the client as tool errors with their message."""
+    """KG errors (and invalid QueryTrees) reach the client as tool errors with their message,
+    cut short; a bad tree's errors name the fields, never the input."""
     try:
         yield
     except KGError as error:
-        raise ToolError(str(error)) from None
-    except ValueError as error:  # pydantic's ValidationError of a bad QueryTree
-        raise ToolError(f"invalid input: {error}") from None
+        raise ToolError(_short(str(error))) from None
+    except ValidationError as error:
+        fields = "; ".join(
+            f"{'.'.join(str(part)[:100] for part in item['loc'])}: {item['msg']}"
+            for item in error.errors(include_input=False)[:10]
+        )
+        raise ToolError(_short(f"invalid query tree: {fields}")) from None
+    except ValueError as error:
+        raise ToolError(_short(f"invalid input: {error}")) from None
+
+
+def _short(message: str) -> str:
+    """``message`` cut to ``MAX_ERROR_CHARS`` characters."""
+    if len(message) <= MAX_ERROR_CHARS:
+        return message
+    return message[: MAX_ERROR_CHARS - 1] + "…"
