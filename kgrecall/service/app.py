@@ -31,7 +31,7 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -225,11 +225,11 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _validation_errors(error: RequestValidationError) -> list[dict[str, str]]:
-    """Field and message of each error (the first few): never the input, which may be huge,
-    unserialisable (NaN) or not text (a lone surrogate)."""
+def field_errors(errors: Sequence[Any]) -> list[dict[str, str]]:
+    """Field and message of each pydantic error (the first few): never the input, which may
+    be huge, unserialisable (NaN) or not text (a lone surrogate)."""
     shown = []
-    for item in error.errors()[:_MAX_ERRORS]:
+    for item in errors[:_MAX_ERRORS]:
         field = ".".join(str(part)[:_MAX_FIELD_CHARS] for part in item.get("loc", ()))
         message = str(item.get("msg", "invalid"))
         if item.get("type") == "union_tag_invalid":  # its message quotes the input's tag
@@ -308,7 +308,7 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
         return SafeJSONResponse(
-            {"error": "invalid request", "detail": _validation_errors(error)}, status_code=422
+            {"error": "invalid request", "detail": field_errors(error.errors())}, status_code=422
         )
 
     @app.exception_handler(HTTPException)

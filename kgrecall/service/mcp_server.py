@@ -31,6 +31,7 @@ from kgrecall.agents import QueryService
 from kgrecall.grounding import DEFAULT_MAX_CHARS
 from kgrecall.kg import KGError
 from kgrecall.kg.deadline import deadline
+from kgrecall.service.app import field_errors
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_QUESTION_CHARS = 2000
@@ -144,8 +145,8 @@ def _named_errors() -> Iterator[None]:
         raise ToolError(_short(str(error))) from None
     except ValidationError as error:
         fields = "; ".join(
-            f"{'.'.join(str(part)[:100] for part in item['loc'])}: {item['msg']}"
-            for item in error.errors(include_input=False)[:10]
+            f"{item['field']}: {item['message']}"
+            for item in field_errors(error.errors(include_input=False))
         )
         raise ToolError(_short(f"invalid query tree: {fields}")) from None
     except ValueError as error:

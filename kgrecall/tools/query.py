@@ -26,6 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from kgrecall.kg import GraphStore, KGError
 
+#: Longest entity id or relation name accepted (errors quote them: no huge echo).
+MAX_NAME_CHARS = 200
+
 
 class _Node(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -35,14 +38,14 @@ class EntityQuery(_Node):
     """An anchor entity."""
 
     op: Literal["entity"] = "entity"
-    id: str = Field(min_length=1)
+    id: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
 
 
 class ProjectQuery(_Node):
     """Every entity one ``relation`` edge away from the input set."""
 
     op: Literal["project"] = "project"
-    relation: str = Field(min_length=1)
+    relation: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     inverse: bool = False
     input: QueryTree
 

@@ -146,6 +146,7 @@ def test_surrogates_in_a_query_tree_are_a_422(client: TestClient) -> None:
         ("/v1/query", {"query": QUESTION, "k": 5}, "k"),
         ("/v1/query/structured", {"query": PD4_GENES, "max_results": "5"}, "max_results"),
         ("/v1/query/structured", {"query": {**PD4_GENES, "hops": 2}}, "hops"),
+        ("/v1/query/structured", {"query": {**PD4_GENES, "relation": "r" * 10**5}}, "relation"),
         ("/v1/ground", {"report": "SNCA.", "verbose": True}, "verbose"),
     ],
 )

@@ -37,7 +37,9 @@ def test_long_inputs_are_refused_with_a_short_error(service: QueryService) -> No
     huge = create_mcp_server(service, max_report_chars=1000)
     assert "limit of 1,000" in refusal(huge, "kg_ground", {"report": "SNCA. " * 1000})
     tree = {"op": "project", "relation": "x" * 100_000, "input": PD4_GENES["input"]}
-    assert "unknown relation" in refusal(server, "kg_query", {"query": tree})
+    assert "at most 200 characters" in refusal(server, "kg_query", {"query": tree})
+    unknown = {**tree, "relation": "x" * 200}
+    assert "unknown relation" in refusal(server, "kg_query", {"query": unknown})
     tag = refusal(server, "kg_query", {"query": {"op": "y" * 100_000}})
     assert "invalid query tree" in tag
 
