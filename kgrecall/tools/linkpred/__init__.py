@@ -13,12 +13,26 @@ from kgrecall.tools.linkpred.predictor import (
     TrainingReport,
 )
 from kgrecall.tools.linkpred.scoring import FAST_SCORERS
+from kgrecall.tools.linkpred.ultra import (
+    ULTRA_CHECKPOINTS,
+    VENDORED_CHECKPOINTS,
+    FineTuneReport,
+    UltraBound,
+    UltraCompletion,
+    evaluate_pykeen,
+    evaluate_split,
+    evaluate_triples,
+    fine_tune,
+)
 
 __all__ = [
     "FAST_SCORERS",
     "GO_HITS_AT_10",
     "GO_MRR",
     "SUPPORTED_MODELS",
+    "ULTRA_CHECKPOINTS",
+    "VENDORED_CHECKPOINTS",
+    "FineTuneReport",
     "LinkPredictor",
     "LinkPredictorError",
     "PlattScaling",
@@ -26,5 +40,11 @@ __all__ = [
     "RankMetrics",
     "TrainingConfig",
     "TrainingReport",
+    "UltraBound",
+    "UltraCompletion",
+    "evaluate_pykeen",
+    "evaluate_split",
+    "evaluate_triples",
     "expected_calibration_error",
+    "fine_tune",
 ]
