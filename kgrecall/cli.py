@@ -406,8 +406,7 @@ def _read_batch(path: Path) -> list[tuple[object, QueryNode]]:
 
 
 def _answer_line(identifier: object, answer: CalibratedAnswer, max_results: int | None) -> str:
-    candidates = answer.candidates
-    kept = candidates if max_results is None else candidates[:max_results]
+    kept = answer.top(max_results)
     line: dict[str, object] = {
         "id": identifier,
         "answers": [
@@ -422,8 +421,8 @@ def _answer_line(identifier: object, answer: CalibratedAnswer, max_results: int 
         ],
         "completeness": answer.completeness.model_dump(),
     }
-    if len(kept) < len(candidates):
-        line["truncated"] = {"returned": len(kept), "total": len(candidates)}
+    if len(kept) < answer.total:
+        line["truncated"] = {"returned": len(kept), "total": answer.total}
     return json.dumps(line, ensure_ascii=False)
 
 

@@ -100,12 +100,13 @@ class TwoPhaseAgent:
         max_results = state.get("max_results", 50)
         notes: list[str] = []
         summary, rationales, how = None, None, "template"
-        if self.llm is not None and answer.candidates:
+        shown = answer.top(max_results)
+        if self.llm is not None and shown:
             try:
                 written = llm_synthesis(
                     self.llm,
                     plan,
-                    answer.candidates,
+                    shown,
                     self.retriever.store,
                     self.validator.extractor,
                     max_results=max_results,
@@ -117,10 +118,11 @@ class TwoPhaseAgent:
                 notes.append(f"LLM synthesis not used ({error}); template report")
         report = template_report(
             plan,
-            answer.candidates,
+            shown,
             answer.completeness,
             self.retriever.store,
             max_results=max_results,
+            total=answer.total,
             summary=summary,
             rationales=rationales,
         )

@@ -286,8 +286,8 @@ class QueryService:
         return AskResponse(
             answer=state["report"],
             answers=answers,
-            total=len(answer.candidates),
-            truncated=len(answers) < len(answer.candidates),
+            total=answer.total,
+            truncated=len(answers) < answer.total,
             sources=_sources(answers),
             completeness=answer.completeness,
             grounding=state.get("grounding"),
@@ -317,8 +317,8 @@ class QueryService:
         answers = _answers(answer, max_results)
         return QueryResponse(
             answers=answers,
-            total=len(answer.candidates),
-            truncated=len(answers) < len(answer.candidates),
+            total=answer.total,
+            truncated=len(answers) < answer.total,
             completeness=answer.completeness,
             timings={"execute_ms": round((time.perf_counter() - started) * 1000, 3)},
         )
@@ -415,7 +415,7 @@ def _answers(answer: CalibratedAnswer, max_results: int) -> list[Answer]:
             found_by=c.tools[-1] if c.tools else "graph_traversal",
             evidence=[t for e in c.evidence[:1] for t in e.triples],
         )
-        for c in answer.candidates[:max_results]
+        for c in answer.top(max_results)
     ]
 
 

@@ -66,17 +66,20 @@ def template_report(
     store: GraphStore,
     *,
     max_results: int,
+    total: int | None = None,
     summary: str | None = None,
     rationales: dict[str, str] | None = None,
 ) -> str:
-    """The markdown report (see the module docstring)."""
+    """The markdown report (see the module docstring); ``candidates`` are the best answers,
+    ``total`` how many the operating point returned (default: ``len(candidates)``)."""
     shown = list(candidates[:max_results])
+    found = len(candidates) if total is None else total
     kind = (plan.answer_type or "entity").replace("_", " ")
     lines = [f"## {plan.question.strip()}", ""]
     if summary:
         lines += [summary.strip(), ""]
     lines.append(
-        f"Found {len(candidates)} {kind} answer{'s' if len(candidates) != 1 else ''} "
+        f"Found {found} {kind} answer{'s' if found != 1 else ''} "
         f"({plan.topology} query; level {completeness.level}"
         + (
             f", recall target {completeness.recall_target:.2f}"
@@ -86,14 +89,20 @@ def template_report(
         + ")."
     )
     lines.append(f"Guarantee: {completeness.guarantee}.")
+    if completeness.abstained:
+        lines.append(
+            f"Abstained: {completeness.abstention_reason}. The calibrated set is the whole "
+            f"answer type ({completeness.answer_type_size} entities): "
+            f"{completeness.retrieved_answers} retrieved, the rest ranked by the link predictor."
+        )
     for anchor in plan.anchors:
         text = f"Read “{anchor.mention}” as {anchor.name} ({anchor.id})"
         if anchor.ambiguous:
             others = ", ".join(f"{a['name']} ({a['id']})" for a in anchor.alternatives)
             text += f"; ambiguous — also possible: {others}"
         lines.append(text + ".")
-    if len(shown) < len(candidates):
-        lines.append(f"Showing the best {len(shown)} of {len(candidates)} answers.")
+    if len(shown) < found:
+        lines.append(f"Showing the best {len(shown)} of {found} answers.")
     lines += ["", FINDINGS_HEADING]
     for rank, candidate in enumerate(shown, start=1):
         # The heading names the answer (headings are not claims); the evidence below is.

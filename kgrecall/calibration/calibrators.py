@@ -61,9 +61,11 @@ def threshold_grid(routing_threshold: float, *, retrieval_points: int = 6) -> np
 class ScoredQueries:
     """Per calibration query and per γ: the scores of its true answers and of its whole set.
 
-    ``answer_scores[g][i]`` is sorted ascending; ``set_scores[g][i]`` holds the non-zero
-    scores of every entity, sorted ascending (the set at t > 0 is those ≥ t; at t = 0 it is
-    all ``n_entities``). Only one operating point per query needs them, so evaluation
+    ``answer_scores[g][i]`` is sorted ascending, with −1 for a true answer outside the
+    query's answer type (no threshold returns it, so it counts as missed even at t = 0);
+    ``set_scores[g][i]`` holds the non-zero scores of every entity, sorted ascending (the set
+    at t > 0 is those ≥ t; at t = 0 it is the whole answer type, ``type_sizes[i]`` entities).
+    Only one operating point per query needs them, so evaluation
     (:mod:`kgrecall.calibration.evaluation`) reuses them for every method and target.
     """
 
@@ -76,6 +78,8 @@ class ScoredQueries:
     groups: dict[str, list[str]]
     #: Scores of the hard answers (those retrieval alone misses), sorted, per γ and query.
     hard_scores: list[list[np.ndarray]]
+    #: Size of each query's answer type: the set threshold 0 returns.
+    type_sizes: np.ndarray
 
     @property
     def n(self) -> int:
@@ -102,6 +106,7 @@ class ScoredQueries:
             [[a for p in parts for a in p.set_scores[g]] for g in gammas],
             {kind: [k for p in parts for k in p.groups[kind]] for kind in kinds},
             [[a for p in parts for a in p.hard_scores[g]] for g in gammas],
+            np.concatenate([p.type_sizes for p in parts]),
         )
 
     def only(self, gammas: Sequence[float]) -> ScoredQueries:
@@ -116,6 +121,7 @@ class ScoredQueries:
             [self.set_scores[g] for g in keep],
             self.groups,
             [self.hard_scores[g] for g in keep],
+            self.type_sizes,
         )
 
     def losses(self, gamma_index: int, grid: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -131,7 +137,7 @@ class ScoredQueries:
         sizes = np.stack(
             [len(sets[i]) - np.searchsorted(sets[i], grid, side="left") for i in rows]
         ).astype(float)
-        sizes[:, grid == 0.0] = self.n_entities
+        sizes[:, grid == 0.0] = self.type_sizes[rows, None]
         return sizes
 
 

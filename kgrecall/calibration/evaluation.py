@@ -83,8 +83,8 @@ def _metrics(
     recalls, hard, precisions, sizes, covered = [], [], [], [], []
     for i, t in enumerate(thresholds.tolist()):
         answers = test.answer_scores[gamma_index][i]
-        if t == 0.0:
-            hits, size = len(answers), test.n_entities
+        if t == 0.0:  # the whole answer type: every answer inside it
+            hits, size = int((answers >= 0).sum()), int(test.type_sizes[i])
         else:
             hits = len(answers) - int(np.searchsorted(answers, t, side="left"))
             scores = test.set_scores[gamma_index][i]
@@ -96,7 +96,7 @@ def _metrics(
             precisions.append(hits / size)
         hard_answers = test.hard_scores[gamma_index][i]
         if len(hard_answers):
-            kept = len(hard_answers) if t == 0.0 else int((hard_answers >= t).sum())
+            kept = int((hard_answers >= t).sum())
             hard.append(kept / len(hard_answers))
     recall = np.asarray(recalls)
     return OperatingMetrics(

@@ -1,26 +1,32 @@
 """The conformal gate: exact retrieval always, neural completion only below the routing threshold.
 
 **Unified scores** (DESIGN §6). A retrieved edge scores ``δ + (1 − δ)·confidence`` ∈ [δ, 1]; a
-predicted edge scores ``δ·p`` ∈ [0, δ), ``p`` being the link predictor's calibrated probability
-(δ = :attr:`GateConfig.routing_threshold`). A path scores the *minimum* of its hop scores, an
-answer the *maximum* over its paths; intersections take the minimum over their branches and
-unions the maximum (the Gödel t-norm and t-conorm). With these rules, keeping the answers with
-score ≥ λ gives exactly the answers of running every hop with threshold λ — thresholding
-commutes with execution — so a threshold chosen on calibration scores means the same thing at
-query time.
+predicted answer scores ``δ·p`` ∈ [0, δ) — strictly below δ — ``p`` being the completion model's
+probability (δ = :attr:`GateConfig.routing_threshold`). A path scores the *minimum* of its hop
+scores, an answer the *maximum* over its paths; intersections take the minimum over their
+branches and unions the maximum (the Gödel t-norm and t-conorm).
+
+**Set-level neural projection.** A hop's predictions come from one call of the bound
+completion model on the *fuzzy set* of the hop's inputs: every entity the child reaches, by
+retrieval (weight 1) or by prediction (weight p), so answers behind two missing edges are
+reachable. A predicted answer of a hop counts with the score ``min(best input level, δ·p)``.
+The predictions are computed from the child's threshold-free scores, identically at
+calibration and at query time; thresholding then commutes with execution: keeping the answers
+with score ≥ λ gives exactly the answers of running every hop with threshold λ.
+
+**Answer types.** Predictions live inside the hop's answer type (the node types the relation
+reaches, learned from the graph: :func:`kgrecall.kg.relation_signatures`), and threshold 0 —
+"return everything" — returns every entity of the query's answer type, not every entity of
+the KG.
 
 **Thresholds per hop.** A hop's threshold depends on its depth ``d``: the number of projections
 between it and the answer (the last hop has ``d = 0``). A hop with ``λ_d ≥ δ`` is
-retrieval-only and never calls the link predictor; ``λ_d < δ`` adds the predicted edges with
-``δ·p ≥ λ_d``.
+retrieval-only; the completion model runs at a hop only when that hop, or a hop consuming its
+output, has ``λ < δ`` (the consumer needs the fuzzy input). A query whose every hop is
+retrieval-only never calls the model.
 
-**Neural expansion** is bounded and identical at calibration and query time:
-
-- per (input entity, relation), the ``neural_top_k`` best-scoring entities with
-  ``p ≥ neural_min_probability``;
-- inputs are entities reached by retrieval alone (so an answer path holds at most one
-  predicted edge per branch), at most ``max_neural_inputs`` of them per hop, best exact score
-  first, ties by id. When the cap bites the hop report says so.
+**Answers as arrays.** The result keeps answer positions and scores as arrays; answer objects
+and evidence paths are built only for the answers a caller takes (:meth:`GateResult.top`).
 
 Anchors are given as entity ids, so vector and fulltext search do not generate answer
 candidates here; they link question text to anchors (planner) and are gated there.
@@ -36,20 +42,20 @@ from typing import Literal
 
 import numpy as np
 
-from kgrecall.kg import Direction, Edge, GraphStore, KGError
+from kgrecall.kg import Direction, Edge, GraphStore, KGError, relation_signatures
 from kgrecall.tools import (
     Candidate,
     EntityQuery,
     Evidence,
     EvidenceTriple,
     IntersectQuery,
-    LinkPredictor,
     ProjectQuery,
     QueryNode,
     ToolName,
     topology,
     validate_query,
 )
+from kgrecall.tools.linkpred import CompletionModel
 
 #: Default routing threshold δ between retrieved facts [δ, 1] and predictions [0, δ).
 DEFAULT_ROUTING_THRESHOLD = 0.5
@@ -62,18 +68,14 @@ HopMode = Literal["retrieval_only", "hybrid"]
 
 @dataclass(frozen=True, slots=True)
 class GateConfig:
-    """The routing threshold and the bounds on neural expansion (see the module docstring)."""
+    """The routing threshold, and the smallest probability a prediction is kept with."""
 
     routing_threshold: float = DEFAULT_ROUTING_THRESHOLD
-    neural_top_k: int = 100
-    neural_min_probability: float = 0.01
-    max_neural_inputs: int = 256
+    neural_min_probability: float = 0.002
 
     def __post_init__(self) -> None:
         if not 0.0 < self.routing_threshold < 1.0:
             raise KGError(f"routing_threshold must be in (0, 1), got {self.routing_threshold}")
-        if self.neural_top_k < 1 or self.max_neural_inputs < 1:
-            raise KGError("neural_top_k and max_neural_inputs must be positive")
         if not 0.0 < self.neural_min_probability < 1.0:
             raise KGError(
                 f"neural_min_probability must be in (0, 1), got {self.neural_min_probability}"
@@ -82,6 +84,11 @@ class GateConfig:
     def exact_score(self, confidence: float) -> float:
         """A retrieved edge on the unified scale."""
         return self.routing_threshold + (1.0 - self.routing_threshold) * confidence
+
+    def neural_scores(self, probabilities: np.ndarray) -> np.ndarray:
+        """Predictions on the unified scale: ``δ·p``, kept strictly below δ."""
+        below = np.nextafter(self.routing_threshold, 0.0)
+        return np.minimum(self.routing_threshold * probabilities.astype(np.float64), below)
 
 
 @dataclass(slots=True)
@@ -95,48 +102,25 @@ class HopReport:
     mode: HopMode
     inputs: int
     exact_candidates: int
+    answer_types: list[str] = field(default_factory=list)
+    answer_type_size: int = 0
+    predictor_called: bool = False
     neural_inputs: int = 0
     neural_candidates: int = 0
     elapsed_ms: float = 0.0
     note: str | None = None
 
 
-@dataclass(slots=True)
-class GateResult:
-    """Answers best first, with the per-hop record of retrieval and neural work."""
-
-    candidates: list[Candidate]
-    topology: str
-    hops: list[HopReport]
-    elapsed_ms: float
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def retrieval_only_hops(self) -> int:
-        return sum(hop.mode == "retrieval_only" for hop in self.hops)
-
-    @property
-    def hybrid_hops(self) -> int:
-        return sum(hop.mode == "hybrid" for hop in self.hops)
-
-    @property
-    def neural_augmented(self) -> bool:
-        return any("neural_completion" in c.tools for c in self.candidates)
-
-    @property
-    def ids(self) -> set[str]:
-        return {candidate.id for candidate in self.candidates}
-
-
 # -- evaluated query trees --------------------------------------------------------------------
 @dataclass(slots=True)
 class _Leaf:
     index: int
+    mask: np.ndarray
 
 
 @dataclass(slots=True)
 class _Hop:
-    """One projection's candidate edges: the first ``n_exact`` retrieved, the rest predicted."""
+    """One projection: retrieved edges as entry arrays, predictions as a dense score vector."""
 
     child: _Tree
     depth: int
@@ -145,9 +129,11 @@ class _Hop:
     src: np.ndarray
     dst: np.ndarray
     score: np.ndarray
-    n_exact: int
     edges: list[Edge]
-    probabilities: np.ndarray
+    #: δ·p per entity (0 = no prediction), inside the answer type; None: no model call
+    neural: np.ndarray | None
+    probabilities: np.ndarray | None
+    mask: np.ndarray
     report: HopReport
 
 
@@ -155,156 +141,161 @@ class _Hop:
 class _Join:
     intersect: bool
     children: list[_Tree]
+    mask: np.ndarray
 
 
 _Tree = _Leaf | _Hop | _Join
-#: Maps a hop to the scores its entries count with (a cut at a threshold, a power transform).
-HopScores = Callable[[_Hop], np.ndarray]
+#: Maps a hop's scores (retrieved entries or the prediction vector) at a depth to the scores
+#: they count with: a cut at the depth's threshold, a power transform.
+HopScores = Callable[[np.ndarray, int], np.ndarray]
 
 
 class ScoredGraph:
-    """A store and (optionally) a link predictor over one entity index, ready for gating."""
+    """A store and (optionally) a completion model bound to it, ready for gating."""
 
     def __init__(
         self,
         store: GraphStore,
-        predictor: LinkPredictor | None = None,
+        predictor: CompletionModel | None = None,
         config: GateConfig | None = None,
     ) -> None:
         self.store = store
         self.predictor = predictor
         self.config = config or GateConfig()
-        self.entity_ids = sorted(node.id for node in store.nodes())
+        nodes = sorted(store.nodes(), key=lambda node: node.id)
+        self.entity_ids = [node.id for node in nodes]
         self.position = {entity: i for i, entity in enumerate(self.entity_ids)}
-        if predictor is not None:
-            self._from_predictor = np.array(
-                [self.position.get(entity, -1) for entity in predictor.entities], dtype=np.int64
-            )
-            self._relations = set(predictor.relations)
+        self.type_names = sorted({node.type for node in nodes})
+        codes = {name: code for code, name in enumerate(self.type_names)}
+        self.type_codes = np.array([codes[node.type] for node in nodes], dtype=np.int64)
+        self.signatures = relation_signatures(store)
+        self.completion = predictor.bind(store) if predictor is not None else None
+        if self.completion is not None and self.completion.entity_ids != self.entity_ids:
+            raise KGError("the completion model was bound to another entity index")
+        self._masks: dict[tuple[str, bool], np.ndarray] = {}
 
     @property
     def n_entities(self) -> int:
         return len(self.entity_ids)
 
-    def evaluate(self, query: QueryNode, neural_depths: Callable[[int], bool]) -> _Tree:
-        """Candidate tables for every hop; neural expansion where ``neural_depths(d)``."""
+    def answer_types(self, relation: str, *, inverse: bool) -> list[str]:
+        """Node types a projection along ``relation`` reaches (none if it has no edges)."""
+        signature = self.signatures.get(relation)
+        return sorted(signature.answer_types(inverse=inverse)) if signature else []
+
+    def answer_mask(self, relation: str, *, inverse: bool) -> np.ndarray:
+        """Entities inside the answer type of a projection along ``relation``."""
+        key = (relation, inverse)
+        if key not in self._masks:
+            types = self.answer_types(relation, inverse=inverse)
+            codes = [self.type_names.index(name) for name in types]
+            self._masks[key] = np.isin(self.type_codes, codes)
+        return self._masks[key]
+
+    def evaluate(self, query: QueryNode, hybrid: Callable[[int], bool]) -> _Tree:
+        """Candidate tables for every hop; predictions where ``hybrid(d)`` or a consumer needs
+        them (see the module docstring)."""
         validate_query(self.store, query)
-        tree, _, _ = self._build(query, 0, neural_depths)
+        tree, _ = self._build(query, 0, hybrid, consumer_neural=False)
         return tree
 
     def _build(
-        self, node: QueryNode, depth: int, neural: Callable[[int], bool]
-    ) -> tuple[_Tree, np.ndarray, np.ndarray]:
-        """(tree, reached mask, exact-only level) for ``node``."""
+        self, node: QueryNode, depth: int, hybrid: Callable[[int], bool], *, consumer_neural: bool
+    ) -> tuple[_Tree, np.ndarray]:
+        """(tree, threshold-free level of every entity) for ``node``."""
         n = self.n_entities
         if isinstance(node, EntityQuery):
             index = self.position[node.id]
-            reached = np.zeros(n, dtype=bool)
-            reached[index] = True
-            exact = np.zeros(n)
-            exact[index] = 1.0
-            return _Leaf(index), reached, exact
+            level = np.zeros(n)
+            level[index] = 1.0
+            return _Leaf(index, level > 0), level
         if isinstance(node, ProjectQuery):
-            return self._project(node, depth, neural)
-        built = [self._build(child, depth, neural) for child in node.inputs]
+            return self._project(node, depth, hybrid, consumer_neural=consumer_neural)
+        built = [
+            self._build(child, depth, hybrid, consumer_neural=consumer_neural)
+            for child in node.inputs
+        ]
         intersect = isinstance(node, IntersectQuery)
-        combine_mask = np.logical_and if intersect else np.logical_or
-        combine_level = np.minimum if intersect else np.maximum
-        reached = combine_mask.reduce([mask for _, mask, _ in built])
-        exact = combine_level.reduce([level for _, _, level in built])
-        return _Join(intersect, [tree for tree, _, _ in built]), reached, exact
+        masks = [tree.mask for tree, _ in built]
+        mask = np.logical_and.reduce(masks) if intersect else np.logical_or.reduce(masks)
+        level = (np.minimum if intersect else np.maximum).reduce([lv for _, lv in built])
+        return _Join(intersect, [tree for tree, _ in built], mask), level
 
     def _project(
-        self, node: ProjectQuery, depth: int, neural: Callable[[int], bool]
-    ) -> tuple[_Tree, np.ndarray, np.ndarray]:
+        self,
+        node: ProjectQuery,
+        depth: int,
+        hybrid: Callable[[int], bool],
+        *,
+        consumer_neural: bool,
+    ) -> tuple[_Tree, np.ndarray]:
         start = time.perf_counter()
-        child, child_reached, child_exact = self._build(node.input, depth + 1, neural)
+        neural_here = hybrid(depth) or consumer_neural
+        child, child_level = self._build(node.input, depth + 1, hybrid, consumer_neural=neural_here)
         direction: Direction = "in" if node.inverse else "out"
         src: list[int] = []
         dst: list[int] = []
         score: list[float] = []
         edges: list[Edge] = []
-        inputs = np.flatnonzero(child_reached)
+        inputs = np.flatnonzero(child_level > 0)
         for source in inputs.tolist():
             for edge in self.store.neighbors(self.entity_ids[source], node.relation, direction):
                 src.append(source)
                 dst.append(self.position[edge.head if node.inverse else edge.tail])
                 score.append(self.config.exact_score(edge.confidence))
                 edges.append(edge)
-        n_exact = len(src)
+        mask = self.answer_mask(node.relation, inverse=node.inverse)
         report = HopReport(
-            depth, node.relation, node.inverse, math.nan, "retrieval_only", len(inputs), n_exact
-        )
-        probabilities = np.zeros(0, dtype=np.float32)
-        if neural(depth):
-            report.mode = "hybrid"
-            probabilities = self._expand(node, child_exact, src, dst, score, report)
+            depth, node.relation, node.inverse, math.nan,
+            "hybrid" if hybrid(depth) else "retrieval_only", len(inputs), len(src),
+            self.answer_types(node.relation, inverse=node.inverse), int(mask.sum()),
+        )  # fmt: skip
         hop = _Hop(
             child, depth, node.relation, node.inverse,
             np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
-            np.asarray(score, dtype=np.float64), n_exact, edges, probabilities, report,
+            np.asarray(score, dtype=np.float64), edges, None, None, mask, report,
         )  # fmt: skip
-        reached = np.zeros(self.n_entities, dtype=bool)
-        reached[hop.dst] = True
-        exact = np.zeros(self.n_entities)
-        exact_src, exact_dst = hop.src[:n_exact], hop.dst[:n_exact]
-        np.maximum.at(exact, exact_dst, np.minimum(child_exact[exact_src], hop.score[:n_exact]))
+        if neural_here:
+            self._predict(hop, child_level)
+        level = np.zeros(self.n_entities)
+        np.maximum.at(level, hop.dst, np.minimum(child_level[hop.src], hop.score))
+        if hop.neural is not None:
+            level = np.maximum(level, np.minimum(child_level.max(), hop.neural))
         report.elapsed_ms = (time.perf_counter() - start) * 1e3
-        return hop, reached, exact
+        return hop, level
 
-    def _expand(
-        self,
-        node: ProjectQuery,
-        child_exact: np.ndarray,
-        src: list[int],
-        dst: list[int],
-        score: list[float],
-        report: HopReport,
-    ) -> np.ndarray:
-        """Append predicted edges from the best exact-reached inputs; return their p."""
-        predictor, config = self.predictor, self.config
-        if predictor is None:
+    def _predict(self, hop: _Hop, child_level: np.ndarray) -> None:
+        """The hop's predictions from the fuzzy set of its inputs, inside its answer type."""
+        report = hop.report
+        completion = self.completion
+        if completion is None:
             report.note = "no link predictor: retrieval only"
-            return np.zeros(0, dtype=np.float32)
-        if node.relation not in self._relations:
-            report.note = f"the link predictor does not know relation {node.relation!r}"
-            return np.zeros(0, dtype=np.float32)
-        candidates = [
-            i
-            for i in np.flatnonzero(child_exact > 0).tolist()
-            if self.entity_ids[i] in predictor.entity_to_id
-        ]
-        candidates.sort(key=lambda i: (-child_exact[i], self.entity_ids[i]))
-        if len(candidates) > config.max_neural_inputs:
-            report.note = (
-                f"neural expansion from the best {config.max_neural_inputs} of "
-                f"{len(candidates)} retrieved inputs"
-            )
-            candidates = candidates[: config.max_neural_inputs]
-        report.neural_inputs = len(candidates)
-        if not candidates:
-            return np.zeros(0, dtype=np.float32)
-        tails, probabilities = predictor.top_tails_indexed(
-            [self.entity_ids[i] for i in candidates],
-            node.relation,
-            inverse=node.inverse,
-            k=config.neural_top_k,
+            return
+        if not completion.knows(hop.relation):
+            report.note = f"the link predictor does not know relation {hop.relation!r}"
+            return
+        delta = self.config.routing_threshold
+        weights = np.minimum(1.0, child_level / delta)
+        probabilities = completion.project(weights, hop.relation, inverse=hop.inverse)
+        probabilities = np.where(
+            hop.mask & (probabilities >= self.config.neural_min_probability), probabilities, 0.0
         )
-        mapped = self._from_predictor[tails]
-        keep = (probabilities >= config.neural_min_probability) & (mapped >= 0)
-        rows, columns = np.nonzero(keep)
-        sources = np.asarray(candidates, dtype=np.int64)[rows]
-        kept_probabilities = probabilities[rows, columns]
-        src.extend(sources.tolist())
-        dst.extend(mapped[rows, columns].tolist())
-        score.extend((config.routing_threshold * kept_probabilities).tolist())
-        report.neural_candidates = len(rows)
-        return kept_probabilities
+        hop.probabilities = probabilities
+        hop.neural = np.where(probabilities > 0, self.config.neural_scores(probabilities), 0.0)
+        report.predictor_called = True
+        report.neural_inputs = int((weights > 0).sum())
+        report.neural_candidates = int((probabilities > 0).sum())
+        report.note = completion.last_note
 
 
 def levels(tree: _Tree, n_entities: int, hop_scores: HopScores) -> np.ndarray:
     """Every entity's answer score (0 = not an answer) under the given per-hop scores."""
     return _trace(tree, n_entities, hop_scores, keep_best=False).scores[id(tree)]
+
+
+def answer_mask(tree: _Tree) -> np.ndarray:
+    """The entities inside the query's answer type: what threshold 0 returns."""
+    return tree.mask
 
 
 def power_scores(gamma: float) -> HopScores:
@@ -314,8 +305,8 @@ def power_scores(gamma: float) -> HopScores:
     to stricter thresholds than the last one, ``γ < 0`` the reverse.
     """
 
-    def scores(hop: _Hop) -> np.ndarray:
-        return np.asarray(hop.score ** math.exp(gamma * hop.depth))
+    def scores(values: np.ndarray, depth: int) -> np.ndarray:
+        return np.asarray(values ** math.exp(gamma * depth))
 
     return scores
 
@@ -328,14 +319,129 @@ def hop_thresholds(gamma: float, t: float, depths: int) -> list[float]:
 def cut_scores(thresholds: Mapping[int, float]) -> HopScores:
     """Hop scores with every entry below its depth's threshold removed (set to 0)."""
 
-    def scores(hop: _Hop) -> np.ndarray:
-        return np.where(hop.score >= thresholds[hop.depth], hop.score, 0.0)
+    def scores(values: np.ndarray, depth: int) -> np.ndarray:
+        return np.where(values >= thresholds[depth], values, 0.0)
 
     return scores
 
 
+@dataclass(slots=True)
+class _Trace:
+    """Per node of an evaluated tree: its scores; per hop each entity's best retrieved entry
+    (−1: none) and whether its prediction beats every retrieved entry."""
+
+    scores: dict[int, np.ndarray] = field(default_factory=dict)
+    best: dict[int, np.ndarray] = field(default_factory=dict)
+    predicted_best: dict[int, np.ndarray] = field(default_factory=dict)
+
+
+def _trace(tree: _Tree, n_entities: int, hop_scores: HopScores, *, keep_best: bool) -> _Trace:
+    """Scores of every node bottom-up; with ``keep_best`` also each hop's best entries."""
+    trace = _Trace()
+
+    def walk(node: _Tree) -> np.ndarray:
+        result: np.ndarray
+        if isinstance(node, _Leaf):
+            result = np.zeros(n_entities)
+            result[node.index] = 1.0
+        elif isinstance(node, _Hop):
+            child = walk(node.child)
+            values = np.minimum(child[node.src], hop_scores(node.score, node.depth))
+            result = np.zeros(n_entities)
+            np.maximum.at(result, node.dst, values)
+            if keep_best:
+                order = np.argsort(values, kind="stable")
+                order = order[values[order] > 0]
+                best = np.full(n_entities, -1, dtype=np.int64)
+                best[node.dst[order]] = order  # the last write per entity is its best entry
+                trace.best[id(node)] = best
+            if node.neural is not None:
+                top = float(child.max()) if len(child) else 0.0
+                predicted = np.minimum(hop_scores(node.neural, node.depth), top)
+                if keep_best:
+                    trace.predicted_best[id(node)] = predicted > result
+                result = np.maximum(result, predicted)
+        else:
+            parts = [walk(child) for child in node.children]
+            result = (np.minimum if node.intersect else np.maximum).reduce(parts)
+        trace.scores[id(node)] = result
+        return result
+
+    walk(tree)
+    return trace
+
+
+@dataclass(slots=True)
+class GateResult:
+    """Answers best first as arrays, with the per-hop record of retrieval and neural work.
+
+    ``indices`` are positions in the graph's entity index, ``scores`` their unified scores
+    (0 for the entities of the answer type that only the "everything" point returns).
+    Answer objects with evidence are built on demand: :meth:`top`.
+    """
+
+    indices: np.ndarray
+    scores: np.ndarray
+    topology: str
+    hops: list[HopReport]
+    elapsed_ms: float
+    everything: bool
+    answer_type_size: int
+    routing_threshold: float
+    entity_ids: list[str]
+    notes: list[str] = field(default_factory=list)
+    build: Callable[[int, float], Candidate] | None = None
+
+    @property
+    def total(self) -> int:
+        return len(self.indices)
+
+    def top(self, limit: int | None = None) -> list[Candidate]:
+        """The best ``limit`` answers (all when None) as candidates with their evidence."""
+        if self.build is None:
+            raise KGError("this gate result carries no answer builder")
+        count = self.total if limit is None else min(limit, self.total)
+        return [
+            self.build(int(index), float(score))
+            for index, score in zip(self.indices[:count], self.scores[:count], strict=True)
+        ]
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every answer as a candidate (builds them all: prefer :meth:`top`)."""
+        return self.top()
+
+    @property
+    def ids(self) -> set[str]:
+        """Every answer's entity id (no answer objects built)."""
+        entity_ids = self.entity_ids
+        return {entity_ids[int(index)] for index in self.indices}
+
+    @property
+    def retrieval_only_hops(self) -> int:
+        return sum(hop.mode == "retrieval_only" for hop in self.hops)
+
+    @property
+    def hybrid_hops(self) -> int:
+        return sum(hop.mode == "hybrid" for hop in self.hops)
+
+    @property
+    def retrieved(self) -> int:
+        """Answers reached by retrieval alone (score ≥ δ)."""
+        return int((self.scores >= self.routing_threshold).sum())
+
+    @property
+    def predicted(self) -> int:
+        """Answers reached only through predictions (0 < score < δ)."""
+        return int(((self.scores > 0) & (self.scores < self.routing_threshold)).sum())
+
+    @property
+    def neural_augmented(self) -> bool:
+        return self.predicted > 0
+
+
 class ConformalGate:
-    """Runs a query with per-depth thresholds; the link predictor only where ``λ_d < δ``."""
+    """Runs a query with per-depth thresholds; the completion model only where needed."""
 
     def __init__(self, graph: ScoredGraph) -> None:
         self.graph = graph
@@ -348,12 +454,12 @@ class ConformalGate:
         """Answers of ``query``; ``thresholds`` maps hop depth → λ (missing depths: δ).
 
         ``None`` is retrieval only (every λ = δ). A threshold of 0 at every depth returns
-        every entity of the KG (the "return everything" end of a calibration grid).
+        every entity of the query's answer type (the "return everything" end of a
+        calibration grid: abstention).
         """
         start = time.perf_counter()
         delta = self.routing_threshold
-        depth_count = _max_depth(query) + 1
-        chosen = {d: (thresholds or {}).get(d, delta) for d in range(depth_count)}
+        chosen = {d: (thresholds or {}).get(d, delta) for d in range(hop_depths(query))}
         for depth, value in chosen.items():
             if not 0.0 <= value <= 1.0:
                 raise KGError(f"threshold for hop depth {depth} must be in [0, 1], got {value}")
@@ -363,42 +469,37 @@ class ConformalGate:
             hop.threshold = chosen[hop.depth]
         graph = self.graph
         notes = [f"hop {h.relation} (depth {h.depth}): {h.note}" for h in hops if h.note]
-        everything = all(value == 0.0 for value in chosen.values())
-        if everything:
-            notes.append(f"threshold 0: every one of the {graph.n_entities} entities returned")
-        candidates = self._candidates(tree, chosen, everything=everything)
-        elapsed = (time.perf_counter() - start) * 1e3
-        return GateResult(candidates, topology(query), hops, elapsed, notes)
-
-    def _candidates(
-        self, tree: _Tree, thresholds: Mapping[int, float], *, everything: bool
-    ) -> list[Candidate]:
-        graph = self.graph
-        trace = _trace(tree, graph.n_entities, cut_scores(thresholds), keep_best=True)
+        trace = _trace(tree, graph.n_entities, cut_scores(chosen), keep_best=True)
         answer_levels = trace.scores[id(tree)]
-        indices = range(graph.n_entities) if everything else np.flatnonzero(answer_levels > 0)
-        candidates = []
-        for index in indices:
-            node = graph.store.get_node(graph.entity_ids[index])
-            has_path = answer_levels[index] > 0
-            path = _best_path(tree, int(index), trace, graph.entity_ids) if has_path else None
-            candidates.append(
-                self._candidate(node.id, node.name, node.type, float(answer_levels[index]), path)
+        mask = answer_mask(tree)
+        everything = bool(chosen) and all(value == 0.0 for value in chosen.values())
+        if everything:
+            notes.append(
+                f"threshold 0: every one of the {int(mask.sum())} entities of the answer type "
+                "returned"
             )
-        candidates.sort(key=lambda c: (-c.score, c.id))
-        return candidates
+            indices = np.flatnonzero(mask)
+        else:
+            indices = np.flatnonzero(answer_levels > 0)
+        scores = answer_levels[indices]
+        order = np.argsort(-scores, kind="stable")  # ties stay in id order
+        indices, scores = indices[order], scores[order]
 
-    def _candidate(
-        self,
-        entity: str,
-        name: str,
-        entity_type: str,
-        score: float,
-        path: list[EvidenceTriple] | None,
-    ) -> Candidate:
+        def build(index: int, score: float) -> Candidate:
+            path = _best_path(tree, index, trace, graph.entity_ids) if score > 0 else None
+            return self._candidate(graph.entity_ids[index], score, path)
+
+        elapsed = (time.perf_counter() - start) * 1e3
+        return GateResult(
+            indices, scores, topology(query), hops, elapsed, everything, int(mask.sum()),
+            delta, graph.entity_ids, notes, build,
+        )  # fmt: skip
+
+    def _candidate(self, entity: str, score: float, path: list[EvidenceTriple] | None) -> Candidate:
+        node = self.graph.store.get_node(entity)
         if path is None:
             return Candidate.model_construct(
-                id=entity, name=name, type=entity_type, score=score, tools=[],
+                id=node.id, name=node.name, type=node.type, score=score, tools=[],
                 evidence=[], evidence_truncated=False,
             )  # fmt: skip
         predicted = [t for t in path if t.sources == [PREDICTED_SOURCE]]
@@ -414,17 +515,18 @@ class ConformalGate:
             matched_text=None,
         )
         return Candidate.model_construct(
-            id=entity, name=name, type=entity_type, score=score, tools=tools,
+            id=node.id, name=node.name, type=node.type, score=score, tools=tools,
             evidence=[evidence], evidence_truncated=True,
         )  # fmt: skip
 
 
-def _max_depth(node: QueryNode) -> int:
+def hop_depths(node: QueryNode) -> int:
+    """How many hop depths a query has (0 for a bare entity)."""
     if isinstance(node, EntityQuery):
-        return -1
+        return 0
     if isinstance(node, ProjectQuery):
-        return _max_depth(node.input) + 1
-    return max(_max_depth(child) for child in node.inputs)
+        return hop_depths(node.input) + 1
+    return max(hop_depths(child) for child in node.inputs)
 
 
 def _hop_reports(tree: _Tree) -> list[HopReport]:
@@ -435,69 +537,39 @@ def _hop_reports(tree: _Tree) -> list[HopReport]:
     return [report for child in tree.children for report in _hop_reports(child)]
 
 
-@dataclass(slots=True)
-class _Trace:
-    """Per node of an evaluated tree: its scores, and per hop the best entry per entity."""
-
-    scores: dict[int, np.ndarray] = field(default_factory=dict)
-    best: dict[int, np.ndarray] = field(default_factory=dict)
-
-
-def _trace(tree: _Tree, n_entities: int, hop_scores: HopScores, *, keep_best: bool) -> _Trace:
-    """Scores of every node bottom-up; with ``keep_best`` also each hop's best entries."""
-    trace = _Trace()
-
-    def walk(node: _Tree) -> np.ndarray:
-        result: np.ndarray
-        if isinstance(node, _Leaf):
-            result = np.zeros(n_entities)
-            result[node.index] = 1.0
-        elif isinstance(node, _Hop):
-            child = walk(node.child)
-            values = np.minimum(child[node.src], hop_scores(node))
-            if keep_best:
-                order = np.argsort(values, kind="stable")
-                order = order[values[order] > 0]
-                best = np.full(n_entities, -1, dtype=np.int64)
-                best[node.dst[order]] = order  # the last write per entity is its best entry
-                trace.best[id(node)] = best
-            result = np.zeros(n_entities)
-            np.maximum.at(result, node.dst, values)
-        else:
-            parts = [walk(child) for child in node.children]
-            result = (np.minimum if node.intersect else np.maximum).reduce(parts)
-        trace.scores[id(node)] = result
-        return result
-
-    walk(tree)
-    return trace
-
-
 def _best_path(
     tree: _Tree, entity: int, trace: _Trace, entity_ids: list[str]
 ) -> list[EvidenceTriple]:
-    """The evidence triples of ``entity``'s best path (every branch of an intersection)."""
+    """The evidence triples of ``entity``'s best path (every branch of an intersection).
+
+    A prediction comes from a set of inputs; its triple names the best-scoring input.
+    """
     if isinstance(tree, _Leaf):
         return []
     if isinstance(tree, _Hop):
+        predicted = trace.predicted_best.get(id(tree))
+        if predicted is not None and predicted[entity]:
+            source = int(np.argmax(trace.scores[id(tree.child)]))
+            prefix = _best_path(tree.child, source, trace, entity_ids)
+            return [*prefix, _predicted_triple(tree, source, entity, entity_ids)]
         entry = int(trace.best[id(tree)][entity])
         prefix = _best_path(tree.child, int(tree.src[entry]), trace, entity_ids)
-        return [*prefix, _entry_triple(tree, entry, entity_ids)]
+        return [*prefix, EvidenceTriple.from_edge(tree.edges[entry])]
     if tree.intersect:
         return [t for c in tree.children for t in _best_path(c, entity, trace, entity_ids)]
     best_child = max(tree.children, key=lambda child: trace.scores[id(child)][entity])
     return _best_path(best_child, entity, trace, entity_ids)
 
 
-def _entry_triple(hop: _Hop, entry: int, entity_ids: list[str]) -> EvidenceTriple:
-    if entry < hop.n_exact:
-        return EvidenceTriple.from_edge(hop.edges[entry])
-    source, target = entity_ids[int(hop.src[entry])], entity_ids[int(hop.dst[entry])]
-    head, tail = (target, source) if hop.inverse else (source, target)
+def _predicted_triple(hop: _Hop, source: int, target: int, entity_ids: list[str]) -> EvidenceTriple:
+    assert hop.probabilities is not None
+    head, tail = entity_ids[source], entity_ids[target]
+    if hop.inverse:
+        head, tail = tail, head
     return EvidenceTriple.model_construct(
         head=head,
         relation=hop.relation,
         tail=tail,
         sources=[PREDICTED_SOURCE],
-        confidence=float(hop.probabilities[entry - hop.n_exact]),
+        confidence=float(hop.probabilities[target]),
     )

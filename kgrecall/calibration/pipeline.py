@@ -33,7 +33,14 @@ from kgrecall.calibration.data import (
     ReducedGraph,
     make_calibration_set,
 )
-from kgrecall.calibration.gate import GateConfig, ScoredGraph, levels, power_scores
+from kgrecall.calibration.gate import (
+    GateConfig,
+    ScoredGraph,
+    answer_mask,
+    hop_depths,
+    levels,
+    power_scores,
+)
 from kgrecall.calibration.store import (
     NO_PREDICTOR,
     Calibration,
@@ -42,7 +49,8 @@ from kgrecall.calibration.store import (
     now_iso,
 )
 from kgrecall.kg import GraphStore, KGError
-from kgrecall.tools import LinkPredictor, ProjectQuery, QueryNode, anchors
+from kgrecall.tools import ProjectQuery, QueryNode, anchors
+from kgrecall.tools.linkpred import CompletionModel
 
 #: Anchor-degree buckets for Mondrian conditioning: lower bounds of each bucket.
 DEGREE_BUCKETS = (1, 5, 25, 125)
@@ -85,7 +93,7 @@ def _hop_labels(node: QueryNode, depth: int) -> list[str]:
 
 def score_queries(
     data: CalibrationSet,
-    predictor: LinkPredictor | None,
+    predictor: CompletionModel | None,
     settings: CalibrationSettings,
     *,
     conditionings: Sequence[Conditioning] = ("none",),
@@ -98,14 +106,18 @@ def score_queries(
     set_scores: list[list[np.ndarray]] = [[] for _ in settings.gammas]
     hard_scores: list[list[np.ndarray]] = [[] for _ in settings.gammas]
     groups: dict[str, list[str]] = defaultdict(list)
+    type_sizes: list[int] = []
     depths = 0
     for item in tqdm(data.queries, desc=f"scoring {data.topology}", disable=not progress):
         tree = graph.evaluate(item.query, lambda _depth: True)
-        depths = max(depths, max(_depths(item.query)) + 1)
+        depths = max(depths, hop_depths(item.query))
+        mask = answer_mask(tree)
+        type_sizes.append(int(mask.sum()))
         answer_index = np.array([graph.position[a] for a in item.answers], dtype=np.int64)
         hard_index = np.array([graph.position[a] for a in item.hard_answers], dtype=np.int64)
         for g, transform in enumerate(transforms):
-            scores = levels(tree, graph.n_entities, transform)
+            # −1 marks an answer outside the answer type: missed at every threshold.
+            scores = np.where(mask, levels(tree, graph.n_entities, transform), -1.0)
             answer_scores[g].append(np.sort(scores[answer_index]))
             set_scores[g].append(np.sort(scores[scores > 0]))
             hard_scores[g].append(np.sort(scores[hard_index]))
@@ -122,23 +134,8 @@ def score_queries(
         set_scores,
         dict(groups),
         hard_scores,
+        np.asarray(type_sizes, dtype=np.int64),
     )
-
-
-def _depths(node: QueryNode) -> list[int]:
-    """Depth of every projection (0 = the last hop before the answer)."""
-    result: list[int] = []
-
-    def walk(current: QueryNode, depth: int) -> None:
-        if isinstance(current, ProjectQuery):
-            result.append(depth)
-            walk(current.input, depth + 1)
-        elif hasattr(current, "inputs"):
-            for child in current.inputs:
-                walk(child, depth)
-
-    walk(node, 0)
-    return result or [0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,14 +143,19 @@ class Stratum:
     """One reduced graph and the link predictor trained on it (None: retrieval only)."""
 
     reduced: ReducedGraph
-    predictor: LinkPredictor | None
+    predictor: CompletionModel | None
 
     def check(self) -> None:
-        """Refuse a predictor not trained on this reduced graph: it would leak hidden edges."""
-        if self.predictor is not None and self.predictor.kg_version != self.reduced.store.version:
+        """Refuse a predictor trained on another graph: it may have seen the hidden edges.
+
+        A zero-shot model (``kg_version`` None: pretrained elsewhere) has seen no edge of
+        this KG and scores any reduced graph without leakage.
+        """
+        version = None if self.predictor is None else self.predictor.kg_version
+        if version is not None and version != self.reduced.store.version:
             raise KGError(
                 f"the calibration link predictor was trained on KG version "
-                f"{self.predictor.kg_version[:12]}, not on the reduced calibration graph "
+                f"{version[:12]}, not on the reduced calibration graph "
                 f"({self.reduced.store.version[:12]}); a predictor that has seen the hidden "
                 "edges makes the guarantee false — train one on the reduced graph"
             )
@@ -209,7 +211,7 @@ def calibrate(
 
     Each stratum's reduced graph must come from ``observed`` and its predictor must be trained
     on that reduced graph; ``predictor_id`` names the predictor the thresholds will be used
-    with at query time (:attr:`LinkPredictor.identifier`, or ``"none"``).
+    with at query time (:attr:`CompletionModel.identifier`, or ``"none"``).
     """
     chosen = settings or CalibrationSettings()
     for stratum in strata:

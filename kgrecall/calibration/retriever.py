@@ -16,7 +16,13 @@ from typing import Literal
 from pydantic import BaseModel
 
 from kgrecall.calibration.calibrators import Method
-from kgrecall.calibration.gate import ConformalGate, GateConfig, GateResult, ScoredGraph
+from kgrecall.calibration.gate import (
+    ConformalGate,
+    GateConfig,
+    GateResult,
+    ScoredGraph,
+    hop_depths,
+)
 from kgrecall.calibration.pipeline import group_key
 from kgrecall.calibration.store import (
     NO_PREDICTOR,
@@ -25,7 +31,8 @@ from kgrecall.calibration.store import (
     Conditioning,
 )
 from kgrecall.kg import GraphStore, KGError
-from kgrecall.tools import Candidate, LinkPredictor, QueryNode, topology
+from kgrecall.tools import Candidate, QueryNode, topology
+from kgrecall.tools.linkpred import CompletionModel
 
 Level = Literal["fast", "thorough", "exhaustive"]
 #: Risk level α of each completeness level (fast: no calibration, retrieval only).
@@ -46,15 +53,34 @@ class Completeness(BaseModel):
     calibration_id: str | None = None
     calibration_group: str | None = None
     thresholds: list[float]
+    abstained: bool = False
+    abstention_reason: str | None = None
+    answer_type_size: int | None = None
+    retrieved_answers: int = 0
+    predicted_answers: int = 0
+    notes: list[str] = []
 
 
 @dataclass(slots=True)
 class CalibratedAnswer:
     """Gated answers with their completeness block and the gate's per-hop record."""
 
-    candidates: list[Candidate]
     completeness: Completeness
     gate: GateResult
+
+    @property
+    def total(self) -> int:
+        """How many answers the operating point returns (answer objects are built lazily)."""
+        return self.gate.total
+
+    def top(self, limit: int | None = None) -> list[Candidate]:
+        """The best ``limit`` answers (all when None), with evidence."""
+        return self.gate.top(limit)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every answer (builds them all: prefer :meth:`top`)."""
+        return self.gate.top()
 
 
 def resolve_level(
@@ -80,7 +106,7 @@ class CalibratedRetriever:
         store: GraphStore,
         *,
         kg_name: str,
-        predictor: LinkPredictor | None = None,
+        predictor: CompletionModel | None = None,
         calibrations: CalibrationStore | None = None,
         gate: GateConfig | None = None,
         method: Method = "crc",
@@ -128,6 +154,14 @@ class CalibratedRetriever:
         group = group_key(self.store, query, self.conditioning)
         choice, used_group = found.choice_for(group)
         result = self.gate.run(query, choice.thresholds_by_depth())
+        reason = None
+        if result.everything:
+            reason = (
+                f"no useful guarantee at this level for this query: meeting recall "
+                f"{target:.2f} takes every one of the {result.answer_type_size} entities of the "
+                f"answer type; shown: the {result.retrieved} retrieved answers first, then the "
+                "best predictions"
+            )
         completeness = Completeness(
             level=label,
             recall_target=target,
@@ -140,8 +174,14 @@ class CalibratedRetriever:
             calibration_id=found.id,
             calibration_group=used_group,
             thresholds=choice.thresholds,
+            abstained=result.everything,
+            abstention_reason=reason,
+            answer_type_size=result.answer_type_size,
+            retrieved_answers=result.retrieved,
+            predicted_answers=result.predicted,
+            notes=[*([choice.note] if choice.note else []), *result.notes],
         )
-        return CalibratedAnswer(result.candidates, completeness, result)
+        return CalibratedAnswer(completeness, result)
 
     def _uncalibrated(
         self,
@@ -159,6 +199,9 @@ class CalibratedRetriever:
             neural_augmented=False,
             retrieval_only_hops=result.retrieval_only_hops,
             hybrid_hops=0,
-            thresholds=[self.gate.routing_threshold] * (1 + max(h.depth for h in result.hops)),
+            thresholds=[self.gate.routing_threshold] * hop_depths(query),
+            answer_type_size=result.answer_type_size,
+            retrieved_answers=result.retrieved,
+            notes=result.notes,
         )
-        return CalibratedAnswer(result.candidates, completeness, result)
+        return CalibratedAnswer(completeness, result)

@@ -15,6 +15,7 @@ from kgrecall.kg.neo4j_store import Neo4jStore
 from kgrecall.kg.networkx_store import NetworkXStore
 from kgrecall.kg.persistence import atomic_write_bytes, load_graph, save_graph
 from kgrecall.kg.records import content_hash
+from kgrecall.kg.signatures import RelationSignature, relation_signatures
 from kgrecall.kg.store import BFSResult, Direction, GraphMetadata, GraphStore, KGStats, Path
 from kgrecall.kg.subgraph import Subgraph, describe_edge, extract_subgraph
 from kgrecall.kg.workspace import Workspace, default_home
@@ -38,6 +39,7 @@ __all__ = [
     "NetworkXStore",
     "Node",
     "Path",
+    "RelationSignature",
     "Subgraph",
     "Triple",
     "UnknownEntityError",
@@ -51,5 +53,6 @@ __all__ = [
     "load_graph",
     "normalize_curie",
     "normalize_prefix",
+    "relation_signatures",
     "save_graph",
 ]

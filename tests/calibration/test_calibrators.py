@@ -65,8 +65,12 @@ def test_losses_and_sizes_are_monotone_along_the_grid(scores_2p: ScoredQueries) 
         sizes = scores_2p.set_sizes(g, GRID, rows)
         assert (np.diff(losses, axis=1) <= 1e-12).all()
         assert (np.diff(sizes, axis=1) >= 0).all()
-        assert (losses[:, -1] == 0).all()  # t = 0 returns everything
-        assert (sizes[:, -1] == scores_2p.n_entities).all()
+        # t = 0 returns the whole answer type: it misses only answers outside that type.
+        outside = [np.mean(scores_2p.answer_scores[g][i] < 0) for i in rows]
+        assert np.allclose(losses[:, -1], outside)
+        assert (sizes[:, -1] == scores_2p.type_sizes).all()
+    assert (scores_2p.type_sizes <= scores_2p.n_entities).all()
+    assert np.mean(outside) < 0.05  # signatures learned on the reduced graph rarely miss a type
 
 
 def test_scalar_crc_equals_the_rule_on_its_loss_matrix(scores_1p: ScoredQueries) -> None:

@@ -17,7 +17,7 @@ from kgrecall.calibration import (
     levels,
     power_scores,
 )
-from kgrecall.kg import KGError, NetworkXStore
+from kgrecall.kg import GraphStore, KGError, NetworkXStore
 from kgrecall.tools import (
     TOPOLOGIES,
     EntityQuery,
@@ -27,23 +27,61 @@ from kgrecall.tools import (
     projections,
     sample_query,
 )
+from kgrecall.tools.linkpred import BoundCompletion, CompletionModel, beam_inputs
+from tests.conftest import small_store
 
 
-class CountingPredictor:
-    """Wraps a predictor and counts the calls that score candidates."""
+class CountingPredictor(CompletionModel):
+    """Wraps a predictor and counts the set-level projections it is asked for."""
 
-    def __init__(self, inner: LinkPredictor) -> None:
+    def __init__(self, inner: LinkPredictor, *, beam: int = 256) -> None:
         self.inner = inner
-        self.calls: list[tuple[str, bool, int]] = []
+        self.kg_version = inner.kg_version
+        self.beam = beam
+        self.calls: list[tuple[str, bool]] = []
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+    @property
+    def identifier(self) -> str:
+        return self.inner.identifier
 
-    def top_tails_indexed(
-        self, anchors: list[str], relation: str, *, inverse: bool, k: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        self.calls.append((relation, inverse, len(anchors)))
-        return self.inner.top_tails_indexed(anchors, relation, inverse=inverse, k=k)
+    def bind(self, store: GraphStore) -> BoundCompletion:
+        bound = self.inner.bind(store, beam=self.beam)
+        calls = self.calls
+
+        class Counting(BoundCompletion):
+            entity_ids = bound.entity_ids
+
+            def knows(self, relation: str) -> bool:
+                return bound.knows(relation)
+
+            def project(self, weights: np.ndarray, relation: str, *, inverse: bool) -> np.ndarray:
+                calls.append((relation, inverse))
+                result = bound.project(weights, relation, inverse=inverse)
+                self.last_note = bound.last_note
+                return result
+
+        return Counting()
+
+
+class FlatPredictor(CompletionModel):
+    """Predicts every entity with probability 0.3 from any non-empty input set."""
+
+    kg_version = None
+    identifier = "flat"
+
+    def bind(self, store: GraphStore) -> BoundCompletion:
+        ids = sorted(node.id for node in store.nodes())
+
+        class Flat(BoundCompletion):
+            entity_ids = ids
+
+            def knows(self, relation: str) -> bool:
+                return True
+
+            def project(self, weights: np.ndarray, relation: str, *, inverse: bool) -> np.ndarray:
+                return np.full(len(ids), 0.3 if weights.max() > 0 else 0.0, dtype=np.float32)
+
+        return Flat()
 
 
 def queries(store: NetworkXStore, n: int, seed: int) -> list[Any]:
@@ -55,7 +93,7 @@ def test_retrieval_only_equals_exact_traversal_and_never_calls_the_predictor(
     umls: NetworkXStore, umls_predictor: LinkPredictor
 ) -> None:
     counting = CountingPredictor(umls_predictor)
-    gate = ConformalGate(ScoredGraph(umls, counting))  # type: ignore[arg-type]
+    gate = ConformalGate(ScoredGraph(umls, counting))
     for query in queries(umls, 27, seed=1):
         for thresholds in (None, {0: 0.5, 1: 0.7, 2: 0.99}):
             result = gate.run(query, thresholds)
@@ -67,17 +105,20 @@ def test_retrieval_only_equals_exact_traversal_and_never_calls_the_predictor(
     assert counting.calls == []
 
 
-def test_only_hops_below_the_routing_threshold_call_the_predictor(
+def test_the_predictor_runs_where_a_hop_or_its_consumer_is_hybrid(
     umls: NetworkXStore, umls_predictor: LinkPredictor
 ) -> None:
     counting = CountingPredictor(umls_predictor)
-    gate = ConformalGate(ScoredGraph(umls, counting))  # type: ignore[arg-type]
+    gate = ConformalGate(ScoredGraph(umls, counting))
     query = sample_query(umls, "3p", random.Random(4))
-    result = gate.run(query, {0: 0.2, 1: 0.6, 2: 0.5})
+    result = gate.run(query, {0: 0.6, 1: 0.2, 2: 0.5})
     modes = {hop.depth: hop.mode for hop in result.hops}
-    assert modes == {0: "hybrid", 1: "retrieval_only", 2: "retrieval_only"}
-    assert len(counting.calls) == 1
-    assert counting.calls[0][0] == result.hops[-1].relation
+    assert modes == {0: "retrieval_only", 1: "hybrid", 2: "retrieval_only"}
+    called = {hop.depth: hop.predictor_called for hop in result.hops}
+    # depth 2 feeds the hybrid hop at depth 1 its fuzzy input; depth 0 is never predicted.
+    assert called == {0: False, 1: True, 2: True}
+    by_depth = {hop.depth: (hop.relation, hop.inverse) for hop in result.hops}
+    assert sorted(counting.calls) == sorted([by_depth[1], by_depth[2]])
     assert result.hybrid_hops == 1 and result.retrieval_only_hops == 2
 
 
@@ -110,8 +151,69 @@ def test_sets_are_nested_and_zero_returns_everything(
             assert previous <= current
             previous = current
         everything = gate.run(query, {0: 0.0, 1: 0.0, 2: 0.0})
-        assert len(everything.candidates) == umls.number_of_nodes()
+        assert everything.everything and previous <= everything.ids
+        assert everything.total == everything.answer_type_size == umls.number_of_nodes()
         assert any("every one" in note for note in everything.notes)
+
+
+def test_predictions_and_everything_stay_inside_the_answer_type() -> None:
+    store = small_store()
+    gate = ConformalGate(ScoredGraph(store, FlatPredictor()))
+    types = {node.id: node.type for node in store.nodes()}
+    cases = [
+        (ProjectQuery(relation="associated_with", input=EntityQuery(id="G3")), {"disease"}),
+        (
+            ProjectQuery(relation="associated_with", inverse=True, input=EntityQuery(id="D1")),
+            {"gene"},
+        ),
+        (ProjectQuery(relation="has_phenotype", input=EntityQuery(id="G3")), {"phenotype"}),
+    ]
+    for query, expected_types in cases:
+        hybrid = gate.run(query, {0: 0.1})
+        assert {types[c.id] for c in hybrid.candidates} == expected_types
+        assert hybrid.neural_augmented and hybrid.predicted > 0
+        everything = gate.run(query, {0: 0.0})
+        size = sum(types[node] in expected_types for node in types)
+        assert everything.answer_type_size == everything.total == size
+        assert {types[c.id] for c in everything.candidates} == expected_types
+        # 0.3·δ = 0.15: a threshold above it keeps retrieval only.
+        assert gate.run(query, {0: 0.2}).ids == execute_sets(store, query)[0]
+
+
+def test_answers_behind_two_missing_edges_are_reachable() -> None:
+    """A 2p answer needs a predicted intermediate and a predicted last hop."""
+    store = small_store()
+    gate = ConformalGate(ScoredGraph(store, FlatPredictor()))
+    # G3 has no phenotype, and no phenotype is a subclass of P1: both hops are predicted.
+    query = ProjectQuery(
+        relation="subclass_of",
+        input=ProjectQuery(relation="has_phenotype", input=EntityQuery(id="G3")),
+    )
+    assert execute_sets(store, query)[0] == set()
+    result = gate.run(query, {0: 0.1, 1: 0.1})
+    assert "P1" in result.ids
+    [answer] = [c for c in result.candidates if c.id == "P1"]
+    predicted = [t for t in answer.evidence[0].triples if t.sources == [PREDICTED_SOURCE]]
+    assert len(predicted) == 2 and answer.score == pytest.approx(0.15)
+
+
+def test_answer_objects_are_built_only_for_the_answers_taken(
+    umls: NetworkXStore, umls_predictor: LinkPredictor
+) -> None:
+    gate = ConformalGate(ScoredGraph(umls, umls_predictor))
+    query = sample_query(umls, "2p", random.Random(11))
+    result = gate.run(query, {0: 0.02, 1: 0.02})
+    assert result.total > 5
+    best = result.top(5)
+    assert [c.id for c in best] == [c.id for c in result.candidates[:5]]
+    assert [c.score for c in best] == sorted((c.score for c in best), reverse=True)
+    assert result.top(10**6) == result.candidates
+
+
+def test_an_entity_only_query_returns_the_entity(umls: NetworkXStore) -> None:
+    entity = sorted(node.id for node in umls.nodes())[0]
+    result = ConformalGate(ScoredGraph(umls)).run(EntityQuery(id=entity))
+    assert result.ids == {entity} and result.hops == [] and not result.everything
 
 
 def test_scores_and_evidence_follow_the_unified_scale(
@@ -131,7 +233,6 @@ def test_scores_and_evidence_follow_the_unified_scale(
                 assert evidence.model_score == min(t.confidence for t in predicted)
                 # δ·p ≥ λ: every predicted edge on the best path passed the threshold.
                 assert all(0.5 * t.confidence >= 0.05 - 1e-9 for t in predicted)
-                # At most one predicted edge per branch: here, per path of a chain query.
                 assert len(predicted) <= len(projections(query))
             else:
                 assert candidate.score >= 0.5 and candidate.tools == ["graph_traversal"]
@@ -157,15 +258,29 @@ def test_chain_evidence_links_anchor_to_answer(
         assert shared and candidate.id in (second.head, second.tail)
 
 
-def test_neural_input_cap_is_reported(umls: NetworkXStore, umls_predictor: LinkPredictor) -> None:
-    graph = ScoredGraph(umls, umls_predictor, GateConfig(max_neural_inputs=2))
+def test_the_beam_over_inputs_is_reported(
+    umls: NetworkXStore, umls_predictor: LinkPredictor
+) -> None:
+    graph = ScoredGraph(umls, CountingPredictor(umls_predictor, beam=2))
     inner = next(q for q in queries(umls, 40, seed=6) if len(execute_sets(umls, q)[0]) > 5)
     query = ProjectQuery(relation="isa", input=inner)
     result = ConformalGate(graph).run(query, {0: 0.1, 1: 0.1, 2: 0.1, 3: 0.1})
     last = result.hops[-1]
-    assert last.neural_inputs <= 2
-    assert last.note is not None and "best 2 of" in last.note
-    assert any("best 2 of" in note for note in result.notes)
+    assert last.note is not None and "heaviest" in last.note and "beam 2" in last.note
+    assert any("beam 2" in note for note in result.notes)
+
+
+def test_the_beam_ignores_ids_and_keeps_ties() -> None:
+    weights = np.array([0.0, 1.0, 0.5, 1.0, 1.0, 0.2])
+    assert beam_inputs(weights, 2).tolist() == [1, 3, 4]
+    assert beam_inputs(weights, 4).tolist() == [1, 2, 3, 4]
+    assert beam_inputs(weights, 10).tolist() == [1, 2, 3, 4, 5]
+
+
+def test_predictions_score_strictly_below_the_routing_threshold() -> None:
+    config = GateConfig()
+    scores = config.neural_scores(np.array([1.0, 0.5, 0.0]))
+    assert scores[0] < config.routing_threshold and scores[1] == 0.25 and scores[2] == 0.0
 
 
 def test_without_a_predictor_hybrid_hops_say_so(umls: NetworkXStore) -> None:
@@ -180,7 +295,6 @@ def test_without_a_predictor_hybrid_hops_say_so(umls: NetworkXStore) -> None:
     ("options", "message"),
     [
         ({"routing_threshold": 1.0}, "routing_threshold"),
-        ({"neural_top_k": 0}, "positive"),
         ({"neural_min_probability": 0.0}, "neural_min_probability"),
     ],
 )

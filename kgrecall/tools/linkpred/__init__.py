@@ -1,6 +1,8 @@
 """Neural completion: a PyKEEN link predictor with calibrated, fast, inductive-aware scoring."""
 
+from kgrecall.tools.linkpred.base import BoundCompletion, CompletionModel
 from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
+from kgrecall.tools.linkpred.pairwise import PairwiseBinding, beam_inputs
 from kgrecall.tools.linkpred.predictor import (
     GO_HITS_AT_10,
     GO_MRR,
@@ -32,9 +34,12 @@ __all__ = [
     "SUPPORTED_MODELS",
     "ULTRA_CHECKPOINTS",
     "VENDORED_CHECKPOINTS",
+    "BoundCompletion",
+    "CompletionModel",
     "FineTuneReport",
     "LinkPredictor",
     "LinkPredictorError",
+    "PairwiseBinding",
     "PlattScaling",
     "Prediction",
     "RankMetrics",
@@ -42,6 +47,7 @@ __all__ = [
     "TrainingReport",
     "UltraBound",
     "UltraCompletion",
+    "beam_inputs",
     "evaluate_pykeen",
     "evaluate_split",
     "evaluate_triples",

@@ -34,7 +34,9 @@ import torch
 from tqdm import tqdm
 
 from kgrecall.kg import GraphStore, KGError, atomic_write_bytes
+from kgrecall.tools.linkpred.base import CompletionModel
 from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
+from kgrecall.tools.linkpred.pairwise import PairwiseBinding
 from kgrecall.tools.linkpred.scoring import (
     ALL_TAILS_SCORERS,
     FAST_SCORERS,
@@ -57,8 +59,6 @@ GO_MRR = 0.3
 GO_HITS_AT_10 = 0.4
 #: Above this many entities the "auto" training loop uses negative sampling (sLCWA).
 LCWA_MAX_ENTITIES = 2_000
-#: Anchors scored against all entities at once by :meth:`LinkPredictor.top_tails_indexed`.
-_TOP_TAILS_CHUNK = 256
 
 TripleLabels = tuple[str, str, str]
 #: Scores of (anchor, relation) pairs against every entity: shape (batch, n_entities).
@@ -207,8 +207,10 @@ def _all_tails_scorer(
     return all_tails
 
 
-class LinkPredictor:
+class LinkPredictor(CompletionModel):
     """A trained KG embedding model over one KG version, with calibrated fast scoring."""
+
+    kg_version: str
 
     def __init__(
         self,
@@ -298,26 +300,14 @@ class LinkPredictor:
         digest = hashlib.sha256(settings.encode()).hexdigest()[:8]
         return f"{SUPPORTED_MODELS[self.model_key]}:{self.kg_version[:12]}:{digest}"
 
-    def top_tails_indexed(
-        self, anchors: Sequence[str], relation: str, *, inverse: bool, k: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` best-scoring entities for each anchor, as (entity indices, probabilities).
+    def bind(self, store: GraphStore, *, beam: int = 256) -> PairwiseBinding:
+        """This model's set-level projection over ``store``'s entities (max–min over a beam)."""
 
-        Both arrays have shape ``(len(anchors), min(k, n_entities))``, best first; indices
-        point into :attr:`entities`. Anchors are scored in chunks, so memory stays bounded.
-        """
-        relation_index = self._relation_index(relation, inverse=inverse)
-        anchor_ids = torch.tensor([self._entity_index(a) for a in anchors], dtype=torch.long)
-        width = min(k, len(self.entities))
-        indices = np.empty((len(anchors), width), dtype=np.int64)
-        probabilities = np.empty((len(anchors), width), dtype=np.float32)
-        for start in range(0, len(anchors), _TOP_TAILS_CHUNK):
-            chunk = anchor_ids[start : start + _TOP_TAILS_CHUNK]
-            scores = self.raw_scores_all_tails(chunk, torch.full_like(chunk, relation_index))
-            best, where = torch.topk(scores, width, dim=1)
-            indices[start : start + len(chunk)] = where.numpy()
-            probabilities[start : start + len(chunk)] = self.platt(best).numpy()
-        return indices, probabilities
+        def probabilities(anchors: torch.Tensor, relation_index: int) -> torch.Tensor:
+            relations = torch.full_like(anchors, relation_index)
+            return self.platt(self.raw_scores_all_tails(anchors, relations))
+
+        return PairwiseBinding(store, self.entities, self.relations, probabilities, beam=beam)
 
     # -- public scoring -------------------------------------------------------------------
     def score(self, triples: Sequence[TripleLabels]) -> list[Prediction]:
