@@ -1,11 +1,13 @@
 """Completeness benchmark: calibrated recall against the target, next to the baselines.
 
-    python benchmarks/completeness.py [--datasets umls demo] [--calibration-queries 2000]
-        [--test-queries 500] [--budget 150] [--demo-budget 300] [--topologies 1p 2p ...]
+    python benchmarks/completeness.py [--datasets umls demo] [--model ultra|RotatE|...]
+        [--calibration-queries 2000] [--test-queries 500] [--budget 150] [--demo-budget 300]
+        [--topologies 1p 2p ...]
 
 Protocol (DESIGN §11, :mod:`kgrecall.calibration.evaluation`): full graph G → hide 25 % →
-observed O. kgrecall sees only O: a RotatE predictor trained on O answers the test queries; for
-calibration it hides 10–40 % more of O (reduced graph R) and trains a second predictor on R.
+observed O. kgrecall sees only O: the completion model (zero-shot ULTRA conditioned on O, or a
+KG embedding trained on O) answers the test queries; for calibration it hides 10–40 % more of
+O (reduced graph R): zero-shot ULTRA scores R as it is, a KG embedding is retrained on R.
 Test queries are sampled on G and scored against G's answers.
 
 Per dataset × topology × target (0.6, 0.7, 0.8, 0.9): achieved recall, share of queries
@@ -58,6 +60,8 @@ from kgrecall.calibration import (
 from kgrecall.kg import NetworkXStore, build_demo_kg
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools import TOPOLOGIES, LinkPredictor, TrainingConfig, projections
+from kgrecall.tools.linkpred import CompletionModel, UltraCompletion, evaluate_split
+from kgrecall.tools.linkpred.registry import canonical_name, is_ultra, pretrained
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGETS = (0.6, 0.7, 0.8, 0.9)
@@ -71,9 +75,18 @@ def load(name: str) -> NetworkXStore:
     return build_store([load_pykeen_dataset(name)], name=name)
 
 
-def train(store: NetworkXStore, budget: float, label: str) -> LinkPredictor:
-    print(f"training RotatE on {label} ({store.number_of_edges()} edges, ≤ {budget:.0f} s)")
-    predictor = LinkPredictor.train(store, TrainingConfig(time_budget_s=budget), progress=True)
+#: Test triples (both directions) behind a zero-shot model's MRR in the report.
+ZERO_SHOT_TEST_TRIPLES = 300
+
+
+def model_for(model: str, store: NetworkXStore, budget: float, label: str) -> CompletionModel:
+    """Zero-shot ULTRA as it is, or a KG embedding trained on ``store`` within ``budget``."""
+    if is_ultra(model):
+        return pretrained(model)
+    name = canonical_name(model)
+    print(f"training {name} on {label} ({store.number_of_edges()} edges, ≤ {budget:.0f} s)")
+    config = TrainingConfig(model=name, time_budget_s=budget)
+    predictor = LinkPredictor.train(store, config, progress=True)
     metrics = predictor.report.test
     print(f"  test MRR {metrics.mrr:.3f} H@10 {metrics.hits_at_10:.3f}")
     return predictor
@@ -83,13 +96,20 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
     full = load(name)
     observed = split_graph(full, seed=args.seed)
     budget = args.demo_budget if name == "demo" else args.budget
-    deployed = train(observed.store, budget, f"{name}: observed O")
+    model_start = time.perf_counter()
+    deployed = model_for(args.model, observed.store, budget, f"{name}: observed O")
     strata = [
         Stratum(
-            reduced, train(reduced.store, budget, f"{name}: R hiding {reduced.hide_fraction:.0%}")
+            reduced,
+            deployed
+            if deployed.kg_version is None
+            else model_for(
+                args.model, reduced.store, budget, f"{name}: R hiding {reduced.hide_fraction:.0%}"
+            ),
         )
         for reduced in reduce_strata(observed.store, seed=args.seed + 1, strata=args.strata)
     ]
+    model_seconds = time.perf_counter() - model_start
     settings = CalibrationSettings(
         n_queries=args.calibration_queries, seed=args.seed, gammas=DEFAULT_GAMMAS
     )
@@ -161,9 +181,15 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
     return {
         "rows": rows,
         "timing": timing,
+        "model": deployed.identifier,
+        "model_seconds": model_seconds,
         "predictors": {
-            "observed": predictor_summary(deployed),
-            "reduced": [predictor_summary(s.predictor) for s in strata if s.predictor],
+            "observed": predictor_summary(deployed, observed.store),
+            "reduced": [
+                predictor_summary(s.predictor, s.reduced.store)
+                for s in strata
+                if s.predictor and s.predictor is not deployed
+            ],
         },
         "hide_fractions_calibration": [s.reduced.hide_fraction for s in strata],
         "graph": {
@@ -173,19 +199,21 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def predictor_summary(predictor: LinkPredictor) -> dict[str, float]:
-    metrics = predictor.report.test
-    return {
-        "mrr": metrics.mrr,
-        "hits_at_10": metrics.hits_at_10,
-        "seconds": predictor.report.seconds,
-    }
+def predictor_summary(predictor: CompletionModel, store: NetworkXStore) -> dict[str, float]:
+    """Test MRR / H@10 on ``store``'s seeded split (a zero-shot model: a sample of it)."""
+    if isinstance(predictor, LinkPredictor):
+        metrics, seconds = predictor.report.test, predictor.report.seconds
+    else:
+        assert isinstance(predictor, UltraCompletion)
+        metrics = evaluate_split(predictor, store, limit=ZERO_SHOT_TEST_TRIPLES)
+        seconds = 0.0
+    return {"mrr": metrics.mrr, "hits_at_10": metrics.hits_at_10, "seconds": seconds}
 
 
 def latency(
     observed: NetworkXStore,
     name: str,
-    predictor: LinkPredictor,
+    predictor: CompletionModel,
     store: CalibrationStore,
     queries: list[Any],
 ) -> dict[str, float]:
@@ -308,6 +336,7 @@ def target_checks(result: dict[str, Any]) -> list[str]:
         precision = one_p[0]["vector_crc"]["precision"]
         ok = verdict(precision >= 0.8)
         lines.append(f"| precision ≥ 0.8 at target 0.9 on 1p | {precision:.3f} | {ok} |")
+    lines += abstention_checks(result)
     lines += [
         f"| calibration of the topology's queries ≤ 2 min (excl. training) | slowest "
         f"{slowest:.1f} s | {verdict(slowest <= 120)} |",
@@ -319,6 +348,49 @@ def target_checks(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def abstention_checks(result: dict[str, Any]) -> list[str]:
+    """Issue #13: useful sets (abstention, size against the answer type, precision, time)."""
+    rows = result["rows"]
+
+    def worst(target: float, key: str) -> dict[str, Any]:
+        mine = [r for r in rows if r["target"] == target]
+        return max(mine, key=lambda r: r["vector_crc"].get(key, math.nan))
+
+    lines = []
+    for target, limit in ((0.8, 0.10), (0.9, 0.25)):
+        if not any(r["target"] == target for r in rows):
+            continue
+        row = worst(target, "abstained")
+        share = row["vector_crc"].get("abstained", math.nan)
+        lines.append(
+            f"| abstains on ≤ {limit:.0%} of test queries at {target}, every topology | worst: "
+            f"{row['topology']} {share:.0%} | {verdict(share <= limit)} |"
+        )
+    if any(r["target"] == 0.9 for r in rows):
+        row = worst(0.9, "relative_set_size")
+        size = row["vector_crc"].get("relative_set_size", math.nan)
+        lines.append(
+            f"| mean set size at 0.9 ≤ 25 % of the answer type, every topology | worst: "
+            f"{row['topology']} {size:.1%} | {verdict(size <= 0.25)} |"
+        )
+    for target, floor in ((0.8, 0.30), (0.9, 0.10)):
+        one_p = [r for r in rows if r["topology"] == "1p" and r["target"] == target]
+        if one_p:
+            precision = one_p[0]["vector_crc"]["precision"]
+            lines.append(
+                f"| precision at {target} on 1p ≥ {floor} | {precision:.3f} | "
+                f"{verdict(precision >= floor)} |"
+            )
+    total = result.get("model_seconds", 0.0) + sum(
+        t["calibration_seconds"] for t in result["timing"].values()
+    )
+    lines.append(
+        f"| calibration of all topologies, model and strata included, ≤ 15 min | "
+        f"{total / 60:.1f} min ({len(result['timing'])} topologies) | {verdict(total <= 900)} |"
+    )
+    return lines
+
+
 def write_markdown(results: dict[str, Any]) -> None:
     lines = [
         "# Completeness benchmark",
@@ -326,8 +398,10 @@ def write_markdown(results: dict[str, Any]) -> None:
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"torch {torch.__version__}.",
         "",
-        "Protocol: G → hide 25 % → O; predictor trained on O answers test queries sampled on G; "
-        "calibration on O only (strata hiding 10–40 % more → R, a predictor trained on each R). "
+        "Protocol: G → hide 25 % → O; the completion model (zero-shot ULTRA on O, or a KG "
+        "embedding trained on O) answers test queries sampled on G; calibration on O only "
+        "(strata hiding 10–40 % more → R; zero-shot ULTRA scores each R as it is, a KG "
+        "embedding is retrained on each R). "
         "Each dataset's section names its command (calibration and test queries per topology, "
         "training budget).",
         "",
@@ -339,9 +413,15 @@ def write_markdown(results: dict[str, Any]) -> None:
             f"## {name}",
             "",
             f"Command: `{result.get('command', '?')}` ({result.get('minutes', math.nan):.1f} min); "
-            f"gate: δ = {gate.get('routing_threshold', '?')}, neural top-k "
-            f"{gate.get('neural_top_k', '?')}, neural inputs ≤ "
-            f"{gate.get('max_neural_inputs', '?')}.",
+            f"model: `{result.get('model', 'RotatE (trained)')}`; gate: δ = "
+            f"{gate.get('routing_threshold', '?')}"
+            + (
+                f", set-level projection (predictions kept from p ≥ "
+                f"{gate['neural_min_probability']}), answers inside each hop's answer type."
+                if "neural_min_probability" in gate
+                else f", neural top-k {gate.get('neural_top_k', '?')}, neural inputs ≤ "
+                f"{gate.get('max_neural_inputs', '?')} (before issue #13)."
+            ),
             "",
             f"Edges: G {result['graph']['edges_full']}, O {result['graph']['edges_observed']}; "
             "calibration hides "
@@ -349,7 +429,12 @@ def write_markdown(results: dict[str, Any]) -> None:
             + " of O (one stratum each). "
             f"Predictor on O: test MRR {preds['observed']['mrr']:.3f}, H@10 "
             f"{preds['observed']['hits_at_10']:.3f} ({preds['observed']['seconds']:.0f} s); "
-            "on the R strata: MRR " + ", ".join(f"{p['mrr']:.3f}" for p in preds["reduced"]) + ".",
+            + (
+                "on the R strata: MRR " + ", ".join(f"{p['mrr']:.3f}" for p in preds["reduced"])
+                if preds["reduced"]
+                else "the same zero-shot model scores the R strata (no training)"
+            )
+            + ".",
             "",
             *target_checks(result),
             "Recall achieved on G (estimated recall in brackets), mean set size after the slash.",
@@ -358,7 +443,7 @@ def write_markdown(results: dict[str, Any]) -> None:
                 [
                     "topology", "target", "scalar CRC", "vector CRC", "LTT", "retrieval-only",
                     "top-10", "hop-wise", "hard recall (vector CRC)", "precision (vector CRC)",
-                    "share ≥ target",
+                    "share ≥ target", "abstained", "size / answer type",
                 ]
             ),
         ]  # fmt: skip
@@ -369,6 +454,7 @@ def write_markdown(results: dict[str, Any]) -> None:
                 row["topology"], str(row["target"]), cell(row["scalar_crc"]), cell(crc),
                 cell(row["ltt"]), plain(row["retrieval_only"]), plain(row["top_k"]), hop,
                 fmt(crc["hard_recall"]), fmt(crc["precision"]), fmt(crc["share_meeting_target"]),
+                fmt(crc.get("abstained")), fmt(crc.get("relative_set_size")),
             ]  # fmt: skip
             lines.append("| " + " | ".join(cells) + " |")
         lines += [
@@ -412,6 +498,7 @@ def main() -> None:
     parser.add_argument("--topologies", nargs="+", default=list(TOPOLOGIES))
     parser.add_argument("--calibration-queries", type=int, default=2000)
     parser.add_argument("--test-queries", type=int, default=500)
+    parser.add_argument("--model", default="ultra", help="completion model (registry name)")
     parser.add_argument("--budget", type=float, default=150.0)
     parser.add_argument("--demo-budget", type=float, default=300.0)
     parser.add_argument("--seed", type=int, default=0)

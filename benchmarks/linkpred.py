@@ -2,6 +2,12 @@
 
     python benchmarks/linkpred.py [--datasets umls kinships nations demo] [--demo-budget 600]
                                   [--budget SECONDS]
+    python benchmarks/linkpred.py --compare [--datasets ...] [--budget 300] [--threads 1]
+
+``--compare`` puts the completion models of the registry side by side on the same splits:
+ULTRA zero-shot, ULTRA fine-tuned (``--budget`` seconds) and RotatE (``--budget`` seconds),
+filtered MRR / Hits@10 overall and per relation, scoring ms per 1,000 triples and per
+all-tails query; writes benchmarks/results/linkpred_models.{md,json}.
 
 Rows are kept in benchmarks/results/linkpred.json by label (dataset, plus the budget when one
 is set), so runs of single datasets add to the table instead of replacing it.
@@ -30,7 +36,17 @@ import torch
 
 from kgrecall.kg import NetworkXStore, build_demo_kg
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
-from kgrecall.tools.linkpred import LinkPredictor, TrainingConfig
+from kgrecall.tools.linkpred import (
+    CompletionModel,
+    LinkPredictor,
+    RankMetrics,
+    TrainingConfig,
+    UltraCompletion,
+    evaluate_triples,
+    fine_tune,
+)
+from kgrecall.tools.linkpred.predictor import _resolve_splits
+from kgrecall.tools.linkpred.registry import pretrained
 
 RESULTS = Path(__file__).resolve().parent / "results" / "linkpred.md"
 ROWS = RESULTS.with_suffix(".json")
@@ -155,6 +171,144 @@ def write_report(rows: list[dict[str, object]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+COMPARED = RESULTS.with_name("linkpred_models.md")
+#: Test triples per dataset in the comparison (both directions each); None: the whole split.
+COMPARE_TEST_LIMIT = 1000
+
+
+def splits_of(store: NetworkXStore) -> dict[str, list[tuple[str, str, str]]]:
+    """The split every model is measured on: PyKEEN's own, else the seeded 80/10/10."""
+    return {k: list(v) for k, v in _resolve_splits(store, TrainingConfig(), None).items()}
+
+
+def ultra_metrics(
+    model: UltraCompletion, store: NetworkXStore, split: dict[str, list[tuple[str, str, str]]]
+) -> tuple[RankMetrics, dict[str, RankMetrics], float, float]:
+    """Overall and per-relation metrics (graph = train split), ms per 1,000 triples and per
+    all-tails query."""
+    bound = model.bind_triples(sorted(n.id for n in store.nodes()), split["train"])
+    test = split["test"][:COMPARE_TEST_LIMIT]
+    known = split["valid"] + split["test"]
+    overall = evaluate_triples(bound, test, filter_triples=known)
+    per_relation = {
+        relation: evaluate_triples(
+            bound, [t for t in test if t[1] == relation], filter_triples=known
+        )
+        for relation in sorted({t[1] for t in test})
+    }
+    head, relation, _ = test[0]
+    bound.tail_logits([head], relation)  # relation pass cached
+    query_ms = p50_ms(lambda: bound.tail_logits([head], relation), repeats=10)
+    # 1,000 triples: the all-tails passes their distinct (head, relation) pairs need
+    pairs = sorted({(h, r) for h, r, _ in test[:1000]})
+    start = time.perf_counter()
+    for h, r in pairs:
+        bound.tail_logits([h], r)
+    triples_ms = (time.perf_counter() - start) * 1e3 * 1000 / len(test[:1000])
+    return overall, per_relation, triples_ms, query_ms
+
+
+def embedding_metrics(
+    predictor: LinkPredictor, split: dict[str, list[tuple[str, str, str]]]
+) -> tuple[RankMetrics, dict[str, RankMetrics], float, float]:
+    test = split["test"][:COMPARE_TEST_LIMIT]
+    overall = predictor.evaluate(test)
+    per_relation = {
+        relation: predictor.evaluate([t for t in test if t[1] == relation])
+        for relation in sorted({t[1] for t in test})
+    }
+    ids = torch.tensor(
+        [(predictor.entity_to_id[h], predictor.relation_to_id[r] * 2, predictor.entity_to_id[t])
+         for h, r, t in test[:1000]]
+    )  # fmt: skip
+    triples_ms = p50_ms(lambda: predictor.raw_scores(ids[:, 0], ids[:, 1], ids[:, 2]))
+    triples_ms *= 1000 / len(ids)
+    query_ms = p50_ms(lambda: predictor.raw_scores_all_tails(ids[:1, 0], ids[:1, 1]))
+    return overall, per_relation, triples_ms, query_ms
+
+
+def compare(name: str, budget: float) -> list[dict[str, object]]:
+    store = load(name)
+    split = splits_of(store)
+    rows: list[dict[str, object]] = []
+
+    def add(label: str, model: CompletionModel, seconds: float, measured: tuple) -> None:  # type: ignore[type-arg]
+        overall, per_relation, triples_ms, query_ms = measured
+        rows.append(
+            {
+                "dataset": name, "model": label, "identifier": model.identifier,
+                "train_s": seconds, "mrr": overall.mrr, "h10": overall.hits_at_10,
+                "test_triples": overall.n_triples, "triples_ms": triples_ms,
+                "query_ms": query_ms,
+                "per_relation": {
+                    r: {"mrr": m.mrr, "h10": m.hits_at_10, "n": m.n_triples}
+                    for r, m in per_relation.items()
+                },
+            }
+        )  # fmt: skip
+        print(f"{name} {label}: MRR {overall.mrr:.3f} H@10 {overall.hits_at_10:.3f}", flush=True)
+
+    zero_shot = pretrained("ultra")
+    add("ULTRA 50g zero-shot", zero_shot, 0.0, ultra_metrics(zero_shot, store, split))
+    start = time.perf_counter()
+    tuned = fine_tune(zero_shot, store, budget_s=budget, progress=False)
+    seconds = time.perf_counter() - start
+    add(
+        f"ULTRA 50g fine-tuned ({budget:.0f} s)", tuned, seconds, ultra_metrics(tuned, store, split)
+    )
+    predictor = LinkPredictor.train(store, TrainingConfig(time_budget_s=budget), progress=False)
+    add(
+        f"RotatE ({budget:.0f} s)",
+        predictor,
+        predictor.report.seconds,
+        embedding_metrics(predictor, split),
+    )
+    return rows
+
+
+def write_comparison(rows: list[dict[str, object]]) -> str:
+    commands = sorted({str(r["command"]).strip() for r in rows})
+    lines = [
+        "# Completion models compared",
+        "",
+        "Commands: " + ", ".join(f"`{c}`" for c in commands) + "  ",
+        f"Machine: {platform.machine()}, {len(os.sched_getaffinity(0))} cores, torch "
+        f"{torch.__version__}, CPU, {torch.get_num_threads()} thread(s). Same split per dataset "
+        "(PyKEEN's own; demo KG: seeded 80/10/10); ULTRA conditions on the train split; "
+        f"filtered MRR / Hits@10 on both sides of the first {COMPARE_TEST_LIMIT} test triples. "
+        "Fine-tuning and RotatE training share one wall-time budget. ms / 1,000 triples: "
+        "ULTRA runs one all-tails pass per distinct (head, relation), RotatE scores the "
+        "triples directly.",
+        "",
+        "| dataset | model | train s | MRR | H@10 | test triples | ms / 1,000 triples | "
+        "ms / all-tails query |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['dataset']} | {r['model']} | {float(r['train_s']):.0f} | "
+            f"{float(r['mrr']):.3f} | {float(r['h10']):.3f} | {r['test_triples']} | "
+            f"{float(r['triples_ms']):.1f} | {float(r['query_ms']):.2f} |"
+        )
+    demo = [r for r in rows if r["dataset"] == "demo"]
+    if demo:
+        relations = sorted({rel for r in demo for rel in r["per_relation"]})  # type: ignore[attr-defined]
+        lines += [
+            "",
+            "Demo KG, filtered MRR per relation (test triples in brackets):",
+            "",
+            "| relation | " + " | ".join(str(r["model"]) for r in demo) + " |",
+            "|---|" + "---:|" * len(demo),
+        ]
+        for relation in relations:
+            cells = []
+            for r in demo:
+                m = r["per_relation"].get(relation)  # type: ignore[attr-defined]
+                cells.append(f"{m['mrr']:.3f} ({m['n']})" if m else "–")
+            lines.append(f"| {relation} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -162,8 +316,23 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["umls", "kinships", "nations", "demo"])
     parser.add_argument("--demo-budget", type=float, default=600.0, help="seconds (demo KG)")
     parser.add_argument("--budget", type=float, default=None, help="seconds (other datasets)")
+    parser.add_argument("--compare", action="store_true", help="ULTRA vs RotatE (see above)")
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     args = parser.parse_args()
-    torch.set_num_threads(len(os.sched_getaffinity(0)))
+    torch.set_num_threads(args.threads)
+    if args.compare:
+        stored = COMPARED.with_suffix(".json")
+        old = json.loads(stored.read_text()) if stored.exists() else []
+        for name in args.datasets:
+            print(f"== {name}", file=sys.stderr, flush=True)
+            new = compare(name, args.budget or 300.0)
+            for row in new:
+                row["command"] = "python benchmarks/linkpred.py " + " ".join(sys.argv[1:])
+            old = [r for r in old if r["dataset"] != name] + new
+            stored.write_text(json.dumps(old, indent=1), encoding="utf-8")
+        COMPARED.write_text(write_comparison(old), encoding="utf-8")
+        print(COMPARED.read_text())
+        return
     rows = {str(r["dataset"]): r for r in json.loads(ROWS.read_text())} if ROWS.exists() else {}
     for name in args.datasets:
         print(f"== {name}", file=sys.stderr, flush=True)

@@ -37,7 +37,18 @@ from kgrecall.kg.loaders import LOADERS, build_store, get_loader, load_tsv
 from kgrecall.kg.neo4j_store import Neo4jStore
 from kgrecall.llm import LLMSettings, chat_model
 from kgrecall.tools import TOPOLOGIES, QueryNode, parse_query
-from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
+from kgrecall.tools.linkpred import (
+    GO_HITS_AT_10,
+    GO_MRR,
+    LinkPredictor,
+    TrainingConfig,
+    evaluate_split,
+    fine_tune,
+)
+from kgrecall.tools.linkpred.registry import DEFAULT_MODEL, is_ultra, pretrained
+
+#: Test triples scored before and after ULTRA fine-tuning (both directions each).
+ULTRA_TEST_LIMIT = 1000
 
 #: The calibration store, shared by every KG of a workspace (records are keyed by KG).
 
@@ -238,7 +249,8 @@ def relations() -> None:
 def train(
     kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
     model: Annotated[
-        str, typer.Option(help="RotatE, ComplEx, TransE, DistMult or TuckER.")
+        str,
+        typer.Option(help="ultra (fine-tunes the shipped ULTRA), RotatE, ComplEx, TransE, ..."),
     ] = "RotatE",
     dim: Annotated[int, typer.Option(min=1, help="Embedding dimension.")] = 200,
     max_epochs: Annotated[int, typer.Option(min=1)] = 200,
@@ -253,7 +265,10 @@ def train(
     ] = False,
     home: HomeOption = None,
 ) -> None:
-    """Train the link predictor on a KG; print filtered test metrics and the go/no-go verdict."""
+    """Train the link predictor on a KG; print filtered test metrics and the go/no-go verdict.
+
+    ``--model ultra`` fine-tunes the shipped ULTRA weights (zero-shot ULTRA needs no training).
+    """
     if loop not in ("auto", "lcwa", "slcwa"):
         raise KGError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
     workspace = Workspace(home)
@@ -261,6 +276,9 @@ def train(
         typer.echo(f"KG {kg!r} already has a trained {model} model (retrain without --if-missing)")
         return
     store = workspace.load(kg)
+    if is_ultra(model):
+        _fine_tune_ultra(workspace, store, kg, model, budget_minutes or 10.0, seed)
+        return
     config = TrainingConfig(
         model=model,
         embedding_dim=dim,
@@ -286,6 +304,32 @@ def train(
     typer.echo(f"  probability calibration: Platt scaling, ECE {report.calibration_ece:.3f}")
     verdict = "GO" if test.go else "NO-GO"
     typer.echo(f"  verdict: {verdict} (needs MRR ≥ {GO_MRR} and Hits@10 ≥ {GO_HITS_AT_10})")
+    typer.echo(f"  saved: {path}")
+
+
+def _fine_tune_ultra(
+    workspace: Workspace, store: GraphStore, kg: str, model: str, minutes: float, seed: int
+) -> None:
+    """Fine-tune the shipped ULTRA on ``store``'s train split; test MRR before and after."""
+    base = pretrained(model)
+    before = evaluate_split(base, store, seed=seed, limit=ULTRA_TEST_LIMIT)
+    tuned = fine_tune(base, store, budget_s=minutes * 60, seed=seed)
+    after = evaluate_split(tuned, store, seed=seed, limit=ULTRA_TEST_LIMIT)
+    path = tuned.save(model_path(workspace, kg, model))
+    report = tuned.report
+    assert report is not None
+    typer.echo(
+        f"{base.name} fine-tuned on {kg!r}: {report.steps} steps, best at {report.best_step}, "
+        f"stopped by {report.stopped_by}, {report.seconds:.0f} s"
+    )
+    typer.echo(f"  triples train/valid/test: {report.n_train}/{report.n_valid}/{report.n_test}")
+    for label, metrics in (("zero-shot", before), ("fine-tuned", after)):
+        typer.echo(
+            f"  {label:<10} filtered test MRR {metrics.mrr:.3f}  Hits@1 {metrics.hits_at_1:.3f}"
+            f"  Hits@10 {metrics.hits_at_10:.3f}  ({metrics.n_triples} test triples)"
+        )
+    if after.mrr < before.mrr:
+        typer.echo("  fine-tuning did not help: delete the file to use the zero-shot model")
     typer.echo(f"  saved: {path}")
 
 
@@ -331,7 +375,9 @@ def calibrate_command(
     ] = "none",
     queries: Annotated[int, typer.Option(min=10, help="Calibration queries per topology.")] = 1000,
     strata: Annotated[int, typer.Option(min=1, help="Missingness strata (10–40 % hidden).")] = 3,
-    model: Annotated[str, typer.Option(help="The trained model queries will use.")] = "RotatE",
+    model: Annotated[
+        str, typer.Option(help="The completion model queries will use (ultra: zero-shot).")
+    ] = DEFAULT_MODEL,
     no_neural: Annotated[bool, typer.Option(help="Calibrate retrieval only.")] = False,
     seed: Annotated[int, typer.Option()] = 0,
     only_missing: Annotated[
@@ -443,7 +489,9 @@ def query_command(
     max_results: Annotated[
         int | None, typer.Option(min=1, help="Keep the best N answers (marked truncated).")
     ] = None,
-    model: Annotated[str, typer.Option(help="Trained model to use.")] = "RotatE",
+    model: Annotated[
+        str, typer.Option(help="Completion model: ultra (zero-shot) or a trained one.")
+    ] = DEFAULT_MODEL,
     no_neural: Annotated[bool, typer.Option(help="Never use the link predictor.")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -523,9 +571,12 @@ def ask_command(
     completeness = response.completeness
     typer.echo("### Completeness")
     for key in ("level", "recall_target", "estimated_recall", "guarantee", "neural_augmented",
-                "retrieval_only_hops", "hybrid_hops", "calibration_id"):  # fmt: skip
+                "retrieval_only_hops", "hybrid_hops", "calibration_id", "answer_type_size",
+                "retrieved_answers", "predicted_answers"):  # fmt: skip
         typer.echo(f"- {key}: {getattr(completeness, key)}")
-    for note in response.notes:
+    if completeness.abstained:
+        typer.echo(f"- abstained: yes ({completeness.abstention_reason})")
+    for note in [*completeness.notes, *response.notes]:
         typer.echo(f"> {note}")
     if response.grounding is not None:
         store = service.resources(kg).store

@@ -128,7 +128,24 @@ def test_train_prints_metrics_and_verdict_and_saves(isolated_home: Path) -> None
 
     refused = run_cli("train", "--kg", "nations", "--model", "GPT")
     assert refused.returncode == 2
-    assert "unknown link-prediction model 'GPT'" in refused.stderr
+    assert "unknown completion model 'GPT'; valid: ultra" in refused.stderr
+
+
+def test_train_ultra_fine_tunes_the_shipped_weights(isolated_home: Path) -> None:
+    runner.invoke(app, ["kg", "import", "nations", "--format", "pykeen", "--name", "nations"])
+    result = runner.invoke(
+        app, ["train", "--kg", "nations", "--model", "ultra_4g", "--budget-minutes", "0.15"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "ultra_4g fine-tuned on 'nations'" in result.output
+    assert "zero-shot  filtered test MRR" in result.output
+    assert "fine-tuned filtered test MRR" in result.output
+    from kgrecall.tools.linkpred import UltraCompletion
+
+    workspace = Workspace(isolated_home)
+    tuned = UltraCompletion.load(workspace.kg_dir("nations") / "models" / "ultra_4g.pt")
+    assert tuned.kg_version == workspace.load("nations").version
+    assert tuned.report is not None and tuned.report.seconds <= 0.15 * 60 + 30
 
 
 def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) -> None:
@@ -142,26 +159,35 @@ def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) ->
         app, ["kg", "import", str(tsv), "--name", "nat", "--allow-new-relations"]
     )
     assert imported.exit_code == 0, imported.output
-    missing = runner.invoke(app, ["calibrate", "--kg", "nat"])
-    assert missing.exit_code != 0 and "kgrecall train --kg nat" in str(missing.exception)
-    trained = runner.invoke(app, ["train", "--kg", "nat", "--dim", "16", "--max-epochs", "10"])
-    assert trained.exit_code == 0, trained.output
+    missing = runner.invoke(app, ["calibrate", "--kg", "nat", "--model", "RotatE"])
+    assert missing.exit_code != 0
+    assert "kgrecall train --kg nat --model RotatE" in str(missing.exception)
+    # the default model, zero-shot ULTRA, needs no training
     calibrated = runner.invoke(
         app,
         ["calibrate", "--kg", "nat", "--topologies", "1p,2i", "-a", "0.2", "--queries", "120",
          "--strata", "2"],
     )  # fmt: skip
     assert calibrated.exit_code == 0, calibrated.output
-    assert "training the calibration predictor" in calibrated.output
     assert "1p        0.80    crc" in calibrated.output
+    assert "reduced graph" not in calibrated.output  # nothing trained per stratum
     again = runner.invoke(
         app,
         ["calibrate", "--kg", "nat", "--topologies", "1p,2i", "-a", "0.2", "--queries", "120",
          "--strata", "2", "--only-missing"],
     )  # fmt: skip
     assert "already calibrated" in again.output  # nothing recomputed
+    trained = runner.invoke(app, ["train", "--kg", "nat", "--dim", "16", "--max-epochs", "10"])
+    assert trained.exit_code == 0, trained.output
     retrain = runner.invoke(app, ["train", "--kg", "nat", "--if-missing"])
     assert "already has a trained RotatE model" in retrain.output
+    embedding = runner.invoke(
+        app,
+        ["calibrate", "--kg", "nat", "--model", "RotatE", "-t", "1p", "-a", "0.2",
+         "--queries", "60", "--strata", "1"],
+    )  # fmt: skip
+    assert embedding.exit_code == 0, embedding.output
+    assert "training RotatE on the reduced graph" in embedding.output
     refused_topology = run_cli(
         "calibrate", "--kg", "nat", "-t", "1p,4p", "--home", str(isolated_home)
     )

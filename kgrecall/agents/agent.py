@@ -22,7 +22,7 @@ from langgraph.types import Checkpointer
 
 from kgrecall.agents.planner import QueryPlan
 from kgrecall.agents.synthesis import FINDINGS_HEADING, llm_synthesis, template_report
-from kgrecall.calibration import CalibratedAnswer, CalibratedRetriever
+from kgrecall.calibration import AnswerPage, CalibratedRetriever
 from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.llm import LLMError
 from kgrecall.tools import parse_query
@@ -39,7 +39,7 @@ class AgentState(TypedDict, total=False):
     max_results: int
     ground: bool
     plan: QueryPlan
-    answer: CalibratedAnswer
+    answer: AnswerPage
     report: str
     synthesis: str
     grounding: GroundingResult | None
@@ -92,7 +92,8 @@ class TwoPhaseAgent:
             level=state.get("level", "fast"),
             recall_target=state.get("recall_target"),
         )
-        return {"answer": answer, "timings": {"execute_ms": _ms(started)}}
+        page = answer.page(state.get("max_results", 50))
+        return {"answer": page, "timings": {"execute_ms": _ms(started)}}
 
     def _synthesize(self, state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
@@ -100,7 +101,7 @@ class TwoPhaseAgent:
         max_results = state.get("max_results", 50)
         notes: list[str] = []
         summary, rationales, how = None, None, "template"
-        shown = answer.top(max_results)
+        shown = answer.answers
         if self.llm is not None and shown:
             try:
                 written = llm_synthesis(

@@ -16,7 +16,8 @@ of each hop follows from the node types the KG's edges of that relation connect 
 associated_with disease: genes of a disease → inverse), and the phrase's own hint for
 same-type relations ("subtypes of" → inverse). Anchors are linked by fulltext + vector search
 restricted to the node types the relation accepts; when the runner-up scores within
-``AMBIGUITY_MARGIN`` of the best, the anchor is marked ambiguous and the alternatives travel
+``AMBIGUITY_MARGIN`` of the best (or, for an exact name/synonym match, when another entity
+matches exactly too), the anchor is marked ambiguous and the alternatives travel
 with the plan — never a guess presented as certain. A question the planner cannot read is a
 :class:`PlanningError` that says what was missing. ``LLMPlanner`` asks an OpenAI-compatible
 model instead and falls back to the offline planner on any error.
@@ -532,7 +533,12 @@ class OfflinePlanner:
                 f"no entity of type {', '.join(sorted(accepted)) or 'any'} matches {mention!r}"
             )
         best, others = found[0], found[1:]
-        close = [o for o in others if o.score >= best.score - AMBIGUITY_MARGIN]
+        # An exact name/synonym/id match is ambiguous only with another exact match.
+        close = [
+            o
+            for o in others
+            if (o.exact if best.exact else o.score >= best.score - AMBIGUITY_MARGIN)
+        ]
         return AnchorLink(
             mention=mention,
             id=best.id,

@@ -11,6 +11,7 @@ claim extraction, each with an offline fallback.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -26,7 +27,6 @@ from kgrecall.agents.agent import TwoPhaseAgent
 from kgrecall.agents.planner import LLMPlanner, OfflinePlanner, QueryPlan
 from kgrecall.calibration import (
     NO_PREDICTOR,
-    CalibratedAnswer,
     CalibratedRetriever,
     Calibration,
     CalibrationKey,
@@ -44,6 +44,7 @@ from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.kg import GraphStore, KGError, Workspace
 from kgrecall.llm import LLMSettings, chat_model
 from kgrecall.tools import (
+    Candidate,
     EntityLinker,
     EvidenceTriple,
     FulltextIndex,
@@ -53,6 +54,14 @@ from kgrecall.tools import (
     embed,
     parse_query,
 )
+from kgrecall.tools.linkpred import CompletionModel, UltraCompletion
+from kgrecall.tools.linkpred.registry import (
+    DEFAULT_MODEL,
+    canonical_name,
+    is_ultra,
+    load_completion_model,
+    refit,
+)
 
 CALIBRATION_FILE = "calibration.sqlite"
 #: Most answers one response may carry (``max_results`` above it is refused).
@@ -61,7 +70,7 @@ MAX_RESULTS_CAP = 1000
 
 def model_path(workspace: Workspace, kg: str, model: str) -> Path:
     """Where ``kgrecall train`` saves the model ``model`` of KG ``kg``."""
-    return workspace.artifact_path(kg, "models", f"{model.lower()}.pt")
+    return workspace.artifact_path(kg, "models", f"{canonical_name(model).lower()}.pt")
 
 
 def calibration_store(workspace: Workspace) -> CalibrationStore:
@@ -73,32 +82,38 @@ def calibration_store(workspace: Workspace) -> CalibrationStore:
 
 def load_predictor(
     workspace: Workspace, kg: str, store: GraphStore, model: str
-) -> LinkPredictor | None:
-    """The trained predictor of ``kg``, or None when there is none."""
-    path = model_path(workspace, kg, model)
-    return LinkPredictor.load(path, kg_version=store.version) if path.is_file() else None
+) -> CompletionModel | None:
+    """The completion model ``model`` of ``kg`` (the saved one, else zero-shot ULTRA for an
+    ULTRA name), or None for a KG embedding nobody trained."""
+    return load_completion_model(model, model_path(workspace, kg, model), store)
 
 
 def calibration_predictor(
     workspace: Workspace,
     kg: str,
-    deployed: LinkPredictor,
+    deployed: CompletionModel,
     reduced: ReducedGraph,
     *,
     say: Callable[[str], None] = print,
-) -> LinkPredictor:
-    """The predictor of one stratum: trained on its reduced graph (cached per graph version)."""
-    name = f"calibration-{deployed.model_key}-{reduced.store.version[:16]}.pt"
+) -> CompletionModel:
+    """The model of one stratum: ``deployed`` itself when zero-shot, else its recipe refitted
+    on the reduced graph (cached per deployed model and reduced graph version)."""
+    if deployed.kg_version is None:
+        return deployed
+    key = hashlib.sha256(deployed.identifier.encode()).hexdigest()[:16]
+    name = f"calibration-{key}-{reduced.store.version[:16]}.pt"
     path = workspace.artifact_path(kg, "models", name)
     if path.is_file():
+        if isinstance(deployed, UltraCompletion):
+            return UltraCompletion.load(path)
         return LinkPredictor.load(path, kg_version=reduced.store.version)
     say(
-        f"training the calibration predictor on the graph hiding {reduced.hide_fraction:.0%} "
-        "of the edges (it must not see them)"
+        f"the calibration graph hides {reduced.hide_fraction:.0%} of the edges; "
+        "the stratum's model must not see them"
     )
-    predictor = LinkPredictor.train(reduced.store, deployed.config)
-    predictor.save(path)
-    return predictor
+    model = refit(deployed, reduced.store, say=say)
+    model.save(path)
+    return model
 
 
 class Answer(BaseModel):
@@ -157,14 +172,14 @@ class QueryService:
         *,
         llm: BaseChatModel | None = None,
         use_env_llm: bool = True,
-        model: str = "RotatE",
+        model: str = DEFAULT_MODEL,
         checkpointer: Checkpointer = None,
         progress: bool = True,
     ) -> None:
         self.workspace = Workspace(home)
         settings = LLMSettings.from_env() if llm is None and use_env_llm else None
         self.llm = llm if llm is not None else (chat_model(settings) if settings else None)
-        self.model = model
+        self.model = canonical_name(model)
         self.checkpointer = checkpointer
         self.progress = progress
         self._resources: dict[str, KGResources] = {}
@@ -223,8 +238,9 @@ class QueryService:
             return self._agents[kg]
 
     def has_predictor(self, kg: str) -> bool:
-        """Whether ``kgrecall train`` saved a link predictor for ``kg``."""
-        return model_path(self.workspace, kg, self.model).is_file()
+        """Whether ``kg`` has a completion model (zero-shot ULTRA always; a KG embedding once
+        ``kgrecall train`` saved one)."""
+        return is_ultra(self.model) or model_path(self.workspace, kg, self.model).is_file()
 
     def databases(self) -> list[dict[str, object]]:
         """The workspace's KGs with their size and version (loaded ones from memory)."""
@@ -279,7 +295,7 @@ class QueryService:
             on_node=on_node,
         )
         answer = state["answer"]
-        answers = _answers(answer, max_results)
+        answers = _answers(answer.answers)
         timings = dict(state.get("timings", {}))
         timings["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
         plan = state["plan"]
@@ -314,7 +330,7 @@ class QueryService:
         answer = self.resources(kg).retriever.query(
             tree, level=level, recall_target=recall_target, method=method
         )
-        answers = _answers(answer, max_results)
+        answers = _answers(answer.top(max_results))
         return QueryResponse(
             answers=answers,
             total=answer.total,
@@ -354,7 +370,8 @@ class QueryService:
             path = model_path(self.workspace, kg, self.model)
             raise KGError(
                 f"KG {kg!r} has no trained {self.model} model ({path}); run "
-                f"`kgrecall train --kg {kg}` or calibrate retrieval only (--no-neural)"
+                f"`kgrecall train --kg {kg} --model {self.model}`, use the zero-shot model "
+                f"(--model ultra) or calibrate retrieval only (--no-neural)"
             )
         target = calibration_store(self.workspace)
         if only_missing:
@@ -405,7 +422,7 @@ def _check_max_results(max_results: int) -> None:
         raise KGError(f"max_results must be between 1 and {MAX_RESULTS_CAP}, got {max_results}")
 
 
-def _answers(answer: CalibratedAnswer, max_results: int) -> list[Answer]:
+def _answers(candidates: list[Candidate]) -> list[Answer]:
     return [
         Answer(
             id=c.id,
@@ -415,7 +432,7 @@ def _answers(answer: CalibratedAnswer, max_results: int) -> list[Answer]:
             found_by=c.tools[-1] if c.tools else "graph_traversal",
             evidence=[t for e in c.evidence[:1] for t in e.triples],
         )
-        for c in answer.top(max_results)
+        for c in candidates
     ]
 
 

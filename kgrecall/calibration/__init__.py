@@ -56,6 +56,7 @@ from kgrecall.calibration.pipeline import (
 )
 from kgrecall.calibration.retriever import (
     LEVEL_ALPHA,
+    AnswerPage,
     CalibratedAnswer,
     CalibratedRetriever,
     Completeness,
@@ -89,6 +90,7 @@ __all__ = [
     "METHODS",
     "NO_PREDICTOR",
     "PREDICTED_SOURCE",
+    "AnswerPage",
     "CalibratedAnswer",
     "CalibratedRetriever",
     "Calibration",

@@ -37,6 +37,10 @@ class OperatingMetrics:
     coverage: float
     n_queries: int
     n_with_hard_answers: int
+    #: Share of queries whose set is their whole answer type (the gate abstains).
+    abstained: float
+    #: Mean over queries of set size / answer-type size.
+    relative_set_size: float
 
     def as_dict(self) -> dict[str, float]:
         return {key: float(value) for key, value in asdict(self).items()}
@@ -81,6 +85,7 @@ def _metrics(
     test: ScoredQueries, gamma_index: int, thresholds: np.ndarray, target: float | None
 ) -> OperatingMetrics:
     recalls, hard, precisions, sizes, covered = [], [], [], [], []
+    whole_type, relative = [], []
     for i, t in enumerate(thresholds.tolist()):
         answers = test.answer_scores[gamma_index][i]
         if t == 0.0:  # the whole answer type: every answer inside it
@@ -92,6 +97,9 @@ def _metrics(
         recalls.append(hits / len(answers))
         covered.append(hits > 0)
         sizes.append(size)
+        type_size = int(test.type_sizes[i])
+        whole_type.append(t == 0.0 or size >= type_size)
+        relative.append(size / type_size if type_size else 0.0)
         if size:
             precisions.append(hits / size)
         hard_answers = test.hard_scores[gamma_index][i]
@@ -108,4 +116,6 @@ def _metrics(
         coverage=float(np.mean(covered)),
         n_queries=len(recalls),
         n_with_hard_answers=len(hard),
+        abstained=float(np.mean(whole_type)),
+        relative_set_size=float(np.mean(relative)),
     )

@@ -26,6 +26,7 @@ from kgrecall.calibration.gate import (
 from kgrecall.calibration.pipeline import group_key
 from kgrecall.calibration.store import (
     NO_PREDICTOR,
+    Calibration,
     CalibrationKey,
     CalibrationStore,
     Conditioning,
@@ -61,6 +62,15 @@ class Completeness(BaseModel):
     notes: list[str] = []
 
 
+class AnswerPage(BaseModel):
+    """The best answers of a calibrated answer set, plain data (serialisable in agent state)."""
+
+    completeness: Completeness
+    answers: list[Candidate]
+    #: How many answers the whole set holds (``len(answers)`` may be fewer).
+    total: int
+
+
 @dataclass(slots=True)
 class CalibratedAnswer:
     """Gated answers with their completeness block and the gate's per-hop record."""
@@ -81,6 +91,10 @@ class CalibratedAnswer:
     def candidates(self) -> list[Candidate]:
         """Every answer (builds them all: prefer :meth:`top`)."""
         return self.gate.top()
+
+    def page(self, limit: int) -> AnswerPage:
+        """The best ``limit`` answers with the completeness block and the set's size."""
+        return AnswerPage(completeness=self.completeness, answers=self.top(limit), total=self.total)
 
 
 def resolve_level(
@@ -119,6 +133,8 @@ class CalibratedRetriever:
         self.method: Method = method
         self.conditioning: Conditioning = conditioning
         self.gate = ConformalGate(ScoredGraph(store, predictor, gate))
+        self._gate_config = gate
+        self._retrieval_gate: ConformalGate | None = None
 
     @property
     def predictor_id(self) -> str:
@@ -143,17 +159,31 @@ class CalibratedRetriever:
         if self.calibrations is None:
             return self._uncalibrated(query, label, target, "no calibration store configured")
         name = topology(query)
-        found = self.calibrations.find(
-            CalibrationKey(
-                self.kg_name, self.store.version, self.predictor_id, name, alpha,
-                chosen_method, self.conditioning,
-            )
-        )  # fmt: skip
+
+        def find(predictor_id: str) -> Calibration | str:
+            assert self.calibrations is not None
+            return self.calibrations.find(
+                CalibrationKey(
+                    self.kg_name, self.store.version, predictor_id, name, alpha,
+                    chosen_method, self.conditioning,
+                )
+            )  # fmt: skip
+
+        found, gate, fallback = find(self.predictor_id), self.gate, []
+        if isinstance(found, str) and self.predictor is not None:
+            # A retrieval-only calibration holds for retrieval-only execution: use it so.
+            retrieval = find(NO_PREDICTOR)
+            if not isinstance(retrieval, str):
+                found, gate = retrieval, self._retrieval_only_gate()
+                fallback = [
+                    f"calibrated without a completion model (none for {self.predictor_id}); "
+                    "the model is not used for this query"
+                ]
         if isinstance(found, str):
             return self._uncalibrated(query, label, target, found)
         group = group_key(self.store, query, self.conditioning)
         choice, used_group = found.choice_for(group)
-        result = self.gate.run(query, choice.thresholds_by_depth())
+        result = gate.run(query, choice.thresholds_by_depth())
         reason = None
         if result.everything:
             reason = (
@@ -179,9 +209,14 @@ class CalibratedRetriever:
             answer_type_size=result.answer_type_size,
             retrieved_answers=result.retrieved,
             predicted_answers=result.predicted,
-            notes=[*([choice.note] if choice.note else []), *result.notes],
+            notes=[*fallback, *([choice.note] if choice.note else []), *result.notes],
         )
         return CalibratedAnswer(completeness, result)
+
+    def _retrieval_only_gate(self) -> ConformalGate:
+        if self._retrieval_gate is None:
+            self._retrieval_gate = ConformalGate(ScoredGraph(self.store, None, self._gate_config))
+        return self._retrieval_gate
 
     def _uncalibrated(
         self,

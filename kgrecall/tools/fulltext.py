@@ -98,6 +98,14 @@ class FulltextIndex:
                 for gram in trigrams(text):
                     self._trigram_index.setdefault(gram, []).append(entry)
 
+    def _exact_positions(self, text: str, mask: np.ndarray | None) -> list[int]:
+        return [p for p in self._exact.get(" ".join(tokenize(text)), []) if mask is None or mask[p]]
+
+    def exact_ids(self, text: str, *, node_types: Collection[str] | None = None) -> list[str]:
+        """Entities whose id, name or a synonym equals ``text`` (up to case and punctuation)."""
+        mask = None if node_types is None else np.isin(self._types, list(node_types))
+        return [self._ids[p] for p in self._exact_positions(text, mask)]
+
     def search(
         self, text: str, *, k: int = 10, node_types: Collection[str] | None = None
     ) -> list[Candidate]:
@@ -117,9 +125,7 @@ class FulltextIndex:
             [tokens], k=min(k, len(self._ids)), show_progress=False, weight_mask=mask
         )
         top = float(scores[0][0]) if len(scores[0]) else 0.0
-        exact = [
-            p for p in self._exact.get(" ".join(tokenize(text)), []) if mask is None or mask[p]
-        ]
+        exact = self._exact_positions(text, mask)
         bm25 = [
             (p, s)
             for p, s in zip(documents[0].tolist(), scores[0].tolist(), strict=True)

@@ -20,6 +20,8 @@ class LinkedEntity:
     score: float
     fulltext_score: float
     vector_score: float
+    #: The mention equals the entity's id, name or a synonym.
+    exact: bool = False
 
 
 class EntityLinker:
@@ -27,7 +29,10 @@ class EntityLinker:
 
     Fulltext scores are relative (exact name/synonym/id match = 1.0, best BM25 hit 0.99),
     vector scores are cosine similarities; an entity found by one engine only gets 0 from
-    the other. ``fulltext_weight`` defaults to 0.5.
+    the other; an exact match gets vector score 1 (it is one of the entity's names).
+    ``fulltext_weight`` defaults to 0.5. An exact id/name/synonym match ranks
+    above every inexact one whatever the vector engine says: "Parkinson disease 4" is the
+    entity of that name, not the broader "Parkinson disease" it embeds close to.
     """
 
     def __init__(
@@ -44,6 +49,7 @@ class EntityLinker:
     ) -> list[LinkedEntity]:
         """The ``k`` best entities for ``mention``, best first (ties by id)."""
         pool = max(20, 4 * k)
+        exact = set(self.fulltext.exact_ids(mention, node_types=node_types))
         text_hits = {c.id: c for c in self.fulltext.search(mention, k=pool, node_types=node_types)}
         vector_hits = {c.id: c for c in self.vector.search(mention, k=pool, node_types=node_types)}
         linked = []
@@ -53,7 +59,9 @@ class EntityLinker:
             reference = text or vector
             assert reference is not None
             text_score = text.score if text else 0.0
-            vector_score = vector.score if vector else 0.0
+            # The mention *is* one of an exact match's names: embedded alone, that name would
+            # score cosine 1 (the entity's one vector mixes every synonym and scores lower).
+            vector_score = 1.0 if entity_id in exact else (vector.score if vector else 0.0)
             linked.append(
                 LinkedEntity(
                     entity_id,
@@ -62,7 +70,8 @@ class EntityLinker:
                     self.weight * text_score + (1 - self.weight) * vector_score,
                     text_score,
                     vector_score,
+                    entity_id in exact,
                 )
             )
-        linked.sort(key=lambda e: (-e.score, e.id))
+        linked.sort(key=lambda e: (not e.exact, -e.score, e.id))
         return linked[:k]

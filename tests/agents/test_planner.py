@@ -77,13 +77,22 @@ def test_questions_become_query_trees(
 
 
 def test_ambiguous_anchor_lists_alternatives(service: QueryService) -> None:
+    # "PD" is a synonym of more than one Parkinson disease entry: no guess passed off as sure.
+    plan = service.resources("demo").planner.plan("Which genes are associated with PD?")
+    (anchor,) = plan.anchors
+    assert anchor.ambiguous and anchor.mention == "PD"
+    assert anchor.alternatives
+    assert all("Parkinson disease" in str(a["name"]) for a in anchor.alternatives)
+
+
+def test_an_exact_name_wins_over_a_broader_entity_that_embeds_close(
+    service: QueryService,
+) -> None:
     plan = service.resources("demo").planner.plan(
         "Which genes are associated with Parkinson disease?"
     )
     (anchor,) = plan.anchors
-    assert anchor.ambiguous and anchor.mention == "Parkinson disease"
-    assert len(anchor.alternatives) >= 2
-    assert all("Parkinson disease" in str(a["name"]) for a in anchor.alternatives)
+    assert anchor.id == "MONDO:0005180" and not anchor.ambiguous  # the MONDO parent itself
 
 
 @pytest.mark.parametrize(

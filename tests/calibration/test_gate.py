@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,9 @@ class CountingPredictor(CompletionModel):
 
         return Counting()
 
+    def save(self, path: str | Path) -> Path:
+        return self.inner.save(path)
+
 
 class FlatPredictor(CompletionModel):
     """Predicts every entity with probability 0.3 from any non-empty input set."""
@@ -82,6 +86,9 @@ class FlatPredictor(CompletionModel):
                 return np.full(len(ids), 0.3 if weights.max() > 0 else 0.0, dtype=np.float32)
 
         return Flat()
+
+    def save(self, path: str | Path) -> Path:
+        raise NotImplementedError("a test double: nothing to save")
 
 
 def queries(store: NetworkXStore, n: int, seed: int) -> list[Any]:

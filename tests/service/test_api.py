@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from kgrecall.agents import QueryService, calibration_store
-from kgrecall.calibration import NO_PREDICTOR, CalibrationKey
+from kgrecall.calibration import CalibrationKey
 from kgrecall.kg import DEMO_NAME, KGError, Workspace, build_demo_kg
 from kgrecall.service import create_app
 from tests.conftest import PD4_GENES
@@ -19,11 +19,13 @@ QUESTION = "Which genes are associated with Parkinson disease 4?"
 TREE = PD4_GENES
 
 
-def test_health_databases_and_openapi(client: TestClient) -> None:
+def test_health_databases_and_openapi(client: TestClient, service: QueryService) -> None:
     health = client.get("/v1/health").json()
     assert health == {"status": "ok", "version": "0.1.0", "llm": False, "admin_auth": True}
     (demo,) = client.get("/v1/databases").json()
-    assert demo["name"] == "demo" and demo["nodes"] == 6928 and demo["edges"] == 25167
+    store = service.resources("demo").store
+    assert demo["name"] == "demo" and demo["nodes"] == store.number_of_nodes() > 8000
+    assert demo["edges"] == store.number_of_edges()
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/v1/query", "/v1/query/structured", "/v1/ground"} <= set(paths)
     assert "/v1/platform/calibration/{job_id}" in paths
@@ -164,7 +166,9 @@ def test_calibration_job_runs_in_the_background(tmp_path: Path) -> None:
     assert record["topology"] == "1p" and record["recall_target"] == pytest.approx(0.8)
     assert status["progress"][-1].startswith("saved 1 calibrations")
     kg = Workspace(home).load(DEMO_NAME)
+    model = service.resources(DEMO_NAME).retriever.predictor_id
+    assert model.startswith("ULTRA:ultra_50g:")  # the default: zero-shot, nothing trained
     found = calibration_store(Workspace(home)).find(
-        CalibrationKey(DEMO_NAME, kg.version, NO_PREDICTOR, "1p", 0.2, "crc", "none")
+        CalibrationKey(DEMO_NAME, kg.version, model, "1p", 0.2, "crc", "none")
     )
     assert not isinstance(found, str) and found.id == record["calibration_id"]

@@ -132,6 +132,9 @@ def test_kill_9_during_a_calibration_job_keeps_the_previous_one(tmp_path: Path) 
     tree = PD4_GENES
     used = QueryService(home, use_env_llm=False, progress=False).query(tree, level="thorough")
     assert used.completeness.calibration_id == previous  # the previous calibration in use
+    # it was calibrated without the (zero-shot ULTRA) model, so it runs without it
+    assert used.completeness.notes[0].startswith("calibrated without a completion model")
+    assert not used.completeness.neural_augmented
 
 
 @settings(

@@ -18,6 +18,7 @@ reduced calibration graph without leakage); otherwise the version it was trained
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from pathlib import Path
 
 import numpy as np
 
@@ -57,3 +58,7 @@ class CompletionModel(ABC):
     @abstractmethod
     def bind(self, store: GraphStore) -> BoundCompletion:
         """This model scoring over ``store`` (inductive models condition on its edges)."""
+
+    @abstractmethod
+    def save(self, path: str | Path) -> Path:
+        """Write the model atomically to ``path``; the path written."""

@@ -166,6 +166,14 @@ def _shared(a: torch.Tensor, b: torch.Tensor, r2: int) -> tuple[torch.Tensor, to
 
 
 # -- the network ------------------------------------------------------------------------------
+def _rows(values: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``values[index]`` along the first axis, gathered on a 2-D view: on CPU that is several
+    times faster than indexing the 3-D tensor (same result)."""
+    width = values[0].numel() if len(values) else 0
+    flat = values.reshape(len(values), width).index_select(0, index)
+    return flat.view(len(index), *values.shape[1:])
+
+
 class _Layer(nn.Module):
     """One conditional message-passing layer (NBFNet with DistMult messages, sum aggregation)."""
 
@@ -189,8 +197,13 @@ class _Layer(nn.Module):
         source: torch.Tensor,
     ) -> torch.Tensor:
         """New states ``(nodes, batch, hidden)``; ``edge_repr``: ``(edges, batch or 1, hidden)``."""
-        messages = state[source] * edge_repr
-        aggregated = boundary.index_add(0, target, messages)
+        messages = _rows(state, source) * edge_repr
+        width = boundary[0].numel() if len(boundary) else 0
+        aggregated = (
+            boundary.reshape(len(boundary), width)
+            .index_add(0, target, messages.reshape(len(messages), width))
+            .view_as(boundary)
+        )
         update = self.linear(torch.cat([state, aggregated], dim=-1))
         return functional.relu(self.layer_norm(update)) + state
 
@@ -233,7 +246,7 @@ class UltraNet(nn.Module):
         boundary[queries, torch.arange(len(queries))] = 1.0
         state = boundary
         for layer in self.relation_model.stack():
-            edge_repr = layer.relation.weight[graph.relation_type].unsqueeze(1)
+            edge_repr = _rows(layer.relation.weight, graph.relation_type).unsqueeze(1)
             state = layer(state, boundary, edge_repr, graph.relation_target, graph.relation_source)
         return state
 
@@ -251,7 +264,7 @@ class UltraNet(nn.Module):
         boundary = weights.unsqueeze(-1) * query.unsqueeze(0)
         state = boundary
         for layer in self.entity_model.stack():
-            edge_repr = layer.relation_projection(relation_repr)[graph.edge_type]
+            edge_repr = _rows(layer.relation_projection(relation_repr), graph.edge_type)
             state = layer(state, boundary, edge_repr, graph.target, graph.source)
         feature = torch.cat([state, query.unsqueeze(0).expand_as(state)], dim=-1)
         logits: torch.Tensor = self.entity_model.mlp(feature)
