@@ -14,12 +14,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# First run: build the demo KG, train the link predictor (3 min) and calibrate four
-# topologies (one more 3-min training on the reduced graph); all cached, later runs answer
-# in seconds.
+# First run: build the demo KG and calibrate four topologies with the shipped zero-shot
+# ULTRA completion model (no training); all cached, later runs answer in seconds.
 demo: setup
 	$(BIN)/kgrecall kg build-demo
-	$(BIN)/kgrecall train --kg demo --budget-minutes 3 --if-missing
 	$(BIN)/kgrecall calibrate --kg demo --topologies 1p,2p,2i,2u --strata 1 --queries 400 --only-missing
 	$(BIN)/kgrecall ask "Which genes are associated with Parkinson disease 4?" --level thorough --max-results 10
 

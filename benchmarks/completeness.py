@@ -47,7 +47,6 @@ from kgrecall.calibration import (
     SQLiteCalibrationStore,
     Stratum,
     build_calibrations,
-    choose,
     evaluate_point,
     evaluate_top_k,
     make_calibration_set,
@@ -56,6 +55,9 @@ from kgrecall.calibration import (
     score_strata,
     split_graph,
     threshold_grid,
+)
+from kgrecall.calibration import (
+    choose_across_strata as across,
 )
 from kgrecall.kg import NetworkXStore, build_demo_kg
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
@@ -143,11 +145,21 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
             for target in TARGETS:
                 alpha = round(1 - target, 10)
                 row: dict[str, Any] = {"dataset": name, "topology": topology, "target": target}
+                strata_of = calibration.groups["stratum"]
                 methods = {
-                    "scalar_crc": choose(scalar, "crc", alpha, grid=grid),
-                    "vector_crc": choose(calibration, "crc", alpha, grid=grid, seed=args.seed),
-                    "ltt": choose(calibration, "ltt", alpha, delta=settings.delta, grid=grid),
-                    "coverage": choose(scalar, "coverage", alpha, grid=grid),
+                    "scalar_crc": across(scalar, "crc", alpha, strata=strata_of, grid=grid),
+                    "vector_crc": across(
+                        calibration, "crc", alpha, strata=strata_of, grid=grid, seed=args.seed
+                    ),
+                    "ltt": across(
+                        calibration,
+                        "ltt",
+                        alpha,
+                        strata=strata_of,
+                        delta=settings.delta,
+                        grid=grid,
+                    ),
+                    "coverage": across(scalar, "coverage", alpha, strata=strata_of, grid=grid),
                 }
                 for label, choice in methods.items():
                     metrics = evaluate_point(test, choice.gamma, choice.t, target=target)
@@ -162,7 +174,13 @@ def run_dataset(name: str, args: argparse.Namespace) -> dict[str, Any]:
                 row["top_k"] = evaluate_top_k(test, TOP_K, target=target).as_dict()
                 if calibration_1p is not None:
                     hop_alpha = 1 - (1 - alpha) ** (1 / n_hops)
-                    hop_choice = choose(calibration_1p.only((0.0,)), "crc", hop_alpha, grid=grid)
+                    hop_choice = across(
+                        calibration_1p.only((0.0,)),
+                        "crc",
+                        hop_alpha,
+                        strata=calibration_1p.groups["stratum"],
+                        grid=grid,
+                    )
                     row["hop_wise"] = evaluate_point(
                         test, 0.0, hop_choice.t, target=target
                     ).as_dict()

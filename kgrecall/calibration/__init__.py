@@ -11,6 +11,7 @@ from kgrecall.calibration.calibrators import (
     ScoredQueries,
     ThresholdChoice,
     choose,
+    choose_across_strata,
     threshold_grid,
 )
 from kgrecall.calibration.data import (
@@ -119,6 +120,7 @@ __all__ = [
     "build_calibrations",
     "calibrate",
     "choose",
+    "choose_across_strata",
     "crc_index",
     "cut_scores",
     "evaluate_point",

@@ -1,11 +1,15 @@
 """Calibration end to end: synthetic queries → gate scores → thresholds → records.
 
-The link predictor scoring calibration queries must be trained on the *reduced* graph (the
-observed KG minus the hidden edges): one trained on the observed KG has seen the answers it is
-asked to recover, and the guarantee would be false. :func:`calibrate` refuses such a predictor.
-The thresholds are then used at query time with the predictor trained on the whole observed KG
-(its id keys the records): the assumption is that it finds the observed KG's gaps as the
-reduced-graph predictor finds the simulated ones.
+The completion model scoring calibration queries must not have seen the hidden edges: a
+trained model is trained on the *reduced* graph (the observed KG minus the hidden edges), a
+zero-shot one (ULTRA) conditions on the reduced graph only. :func:`calibrate` refuses a model
+trained on another graph. The thresholds are then used at query time with the model of the
+whole observed KG (its id keys the records): the assumption is that it finds the observed KG's
+gaps as the reduced-graph model finds the simulated ones.
+
+Each stratum (hidden share) is calibrated on its own queries and the most conservative
+threshold is deployed (:func:`~kgrecall.calibration.calibrators.choose_across_strata`), so the
+guarantee holds at every simulated missingness level, not only on their average.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from kgrecall.calibration.calibrators import (
     ScoredQueries,
     ThresholdChoice,
     choose,
+    choose_across_strata,
     threshold_grid,
 )
 from kgrecall.calibration.data import (
@@ -186,12 +191,21 @@ def score_strata(
             max_answers=settings.max_answers,
             progress=progress,
         )
-        parts.append(
-            score_queries(
-                data, stratum.predictor, settings, conditionings=conditionings, progress=progress
-            )
+        part = score_queries(
+            data, stratum.predictor, settings, conditionings=conditionings, progress=progress
         )
+        part.groups[STRATUM] = [stratum_name(stratum.reduced.hide_fraction)] * part.n
+        parts.append(part)
     return ScoredQueries.concat(parts)
+
+
+#: The group kind that names each calibration query's missingness stratum.
+STRATUM = "stratum"
+
+
+def stratum_name(hide_fraction: float) -> str:
+    """How a stratum is named in notes and groups: its hidden share, e.g. ``25%``."""
+    return f"{hide_fraction:.0%}"
 
 
 def calibrate(
@@ -292,7 +306,15 @@ def _choose_all(
             fit_fraction=settings.fit_fraction, seed=settings.seed,
         )  # fmt: skip
 
-    pooled = run(None)
+    strata = scored.groups.get(STRATUM)
+    pooled = (
+        run(None)
+        if strata is None
+        else choose_across_strata(
+            scored, method, alpha, strata=strata, delta=settings.delta, grid=grid,
+            fit_fraction=settings.fit_fraction, seed=settings.seed,
+        )
+    )  # fmt: skip
     groups: dict[str, ThresholdChoice] = {}
     if conditioning != "none":
         members: dict[str, list[int]] = defaultdict(list)

@@ -120,11 +120,16 @@ class Calibration(BaseModel):
                 "(split conformal coverage)"
             )
         fractions = "/".join(f"{f:.0%}" for f in self.hide_fractions)
+        levels = (
+            f"at each of the simulated missingness levels ({fractions} of edges hidden at "
+            "random; the most conservative per-level threshold is used)"
+            if len(self.hide_fractions) > 1 and choice is self.pooled
+            else f"like the simulated ones ({fractions} of edges hidden at random)"
+        )
         return (
             f"{what} over {over}, calibrated on n={choice.n} synthetic queries of KG "
             f"{self.kg_name} version {self.kg_version[:12]}; assumes new queries are "
-            f"exchangeable with them and the KG's gaps are like the simulated ones "
-            f"({fractions} of edges hidden at random)"
+            f"exchangeable with them and the KG's gaps are {levels}"
         )
 
 
