@@ -43,6 +43,7 @@ from typing import Literal
 import numpy as np
 
 from kgrecall.kg import Direction, Edge, GraphStore, KGError, relation_signatures
+from kgrecall.kg.deadline import check_deadline
 from kgrecall.tools import (
     Candidate,
     EntityQuery,
@@ -203,6 +204,7 @@ class ScoredGraph:
         self, node: QueryNode, depth: int, hybrid: Callable[[int], bool], *, consumer_neural: bool
     ) -> tuple[_Tree, np.ndarray]:
         """(tree, threshold-free level of every entity) for ``node``."""
+        check_deadline()  # a timed-out request's query stops between hops
         n = self.n_entities
         if isinstance(node, EntityQuery):
             index = self.position[node.id]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from kgrecall.calibration import (
     power_scores,
 )
 from kgrecall.kg import GraphStore, KGError, NetworkXStore
+from kgrecall.kg.deadline import DeadlineExceededError, deadline
 from kgrecall.tools import (
     TOPOLOGIES,
     EntityQuery,
@@ -319,3 +321,13 @@ def test_bad_thresholds_and_queries_are_refused(
         gate.run(query, {0: 1.5})
     with pytest.raises(KGError, match="unknown entity"):
         gate.run(ProjectQuery(relation="isa", input=EntityQuery(id="nope")))
+
+
+def test_a_query_past_its_deadline_stops() -> None:
+    store = small_store()
+    gate = ConformalGate(ScoredGraph(store, None))
+    tree = ProjectQuery(relation="associated_with", inverse=True, input=EntityQuery(id="D1"))
+    with deadline(0.0), pytest.raises(DeadlineExceededError, match="longer than its limit"):
+        time.sleep(0.001)
+        gate.run(tree)
+    assert gate.run(tree).total >= 0  # without a deadline it runs
