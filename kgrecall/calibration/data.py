@@ -95,8 +95,9 @@ def reduce_strata(
 ) -> list[ReducedGraph]:
     """Reduced graphs hiding evenly spaced fractions of ``hide_range`` (its midpoint if one).
 
-    Calibrating on a mix of missingness levels makes the thresholds hold for a KG whose true
-    share of missing edges anywhere in the range — not only for one guessed value.
+    Each level is calibrated on its own and the most conservative threshold deployed
+    (:func:`~kgrecall.calibration.calibrators.choose_across_strata`), so the thresholds hold
+    at every simulated level — not only for one guessed value or on their average.
     """
     low, high = hide_range
     if not 0.0 < low <= high < 1.0:
