@@ -215,17 +215,7 @@ def choose_across_strata(
         return choose(
             data, method, alpha, delta=delta, grid=grid, fit_fraction=fit_fraction, seed=seed
         )
-    certify = np.arange(data.n)
-    gamma_index = 0
-    if len(data.gammas) > 1:
-        permuted = np.random.default_rng(seed).permutation(certify)
-        n_fit = int(len(permuted) * fit_fraction)
-        if n_fit < 1 or n_fit >= len(permuted):
-            raise KGError(f"fit_fraction {fit_fraction} leaves no queries to fit or to certify")
-        fit, certify = permuted[:n_fit], np.sort(permuted[n_fit:])
-        gamma_index = min(
-            range(len(data.gammas)), key=lambda g: _fit_size(data, g, alpha, fit, grid)
-        )
+    gamma_index, certify = _direction(data, alpha, np.arange(data.n), grid, fit_fraction, seed)
     single = data.only((data.gammas[gamma_index],))
     level_delta = delta / len(keys) if method == "ltt" else delta
     per_stratum = []
@@ -250,6 +240,28 @@ def choose_across_strata(
     )
 
 
+def _direction(
+    data: ScoredQueries,
+    alpha: float,
+    rows: np.ndarray,
+    grid: np.ndarray,
+    fit_fraction: float,
+    seed: int,
+) -> tuple[int, np.ndarray]:
+    """(γ index, rows left to certify): with several γ, the one with the smallest mean set at
+    the empirical CRC point on a seeded ``fit_fraction`` of ``rows``, chosen away from the
+    rows that then certify it."""
+    if len(data.gammas) == 1:
+        return 0, rows
+    permuted = np.random.default_rng(seed).permutation(rows)
+    n_fit = int(len(rows) * fit_fraction)
+    if n_fit < 1 or n_fit >= len(rows):
+        raise KGError(f"fit_fraction {fit_fraction} leaves no queries to fit or to certify")
+    fit, certify = permuted[:n_fit], permuted[n_fit:]
+    gamma_index = min(range(len(data.gammas)), key=lambda g: _fit_size(data, g, alpha, fit, grid))
+    return gamma_index, np.sort(certify)
+
+
 def _crc(
     data: ScoredQueries,
     alpha: float,
@@ -259,17 +271,7 @@ def _crc(
     fit_fraction: float,
     seed: int,
 ) -> ThresholdChoice:
-    gamma_index = 0
-    if len(data.gammas) > 1:
-        permuted = np.random.default_rng(seed).permutation(rows)
-        n_fit = int(len(rows) * fit_fraction)
-        if n_fit < 1 or n_fit >= len(rows):
-            raise KGError(f"fit_fraction {fit_fraction} leaves no queries to fit or to certify")
-        fit, rows = permuted[:n_fit], permuted[n_fit:]
-        gamma_index = min(
-            range(len(data.gammas)),
-            key=lambda g: _fit_size(data, g, alpha, fit, grid),
-        )
+    gamma_index, rows = _direction(data, alpha, rows, grid, fit_fraction, seed)
     losses = data.losses(gamma_index, grid, rows)
     try:
         index, note = crc_index(losses, alpha), None
