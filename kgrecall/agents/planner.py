@@ -14,13 +14,16 @@ similarity between the phrase and the relations' names, meanings and example wor
 (``RELATION_EXAMPLES``; the best match, at least ``MIN_RELATION_SIMILARITY``). The direction
 of each hop follows from the node types the KG's edges of that relation connect (gene
 associated_with disease: genes of a disease → inverse), and the phrase's own hint for
-same-type relations ("subtypes of" → inverse). Anchors are linked by fulltext + vector search
-restricted to the node types the relation accepts; when the runner-up scores within
-``AMBIGUITY_MARGIN`` of the best (or, for an exact name/synonym match, when another entity
-matches exactly too), the anchor is marked ambiguous and the alternatives travel
-with the plan — never a guess presented as certain. A question the planner cannot read is a
-:class:`PlanningError` that says what was missing. ``LLMPlanner`` asks an OpenAI-compatible
-model instead and falls back to the offline planner on any error.
+same-type relations ("subtypes of" → inverse). Anchors are linked by the KG's
+:class:`~kgrecall.tools.EntityIndex` (names as people write them, then fuzzy candidates above
+a minimum score) restricted to the node types the relation accepts; when another entity
+matches in the same tier (two diseases with the name, two with the acronym) within
+``AMBIGUITY_MARGIN`` of the best, or any fuzzy candidate scores that close, the anchor is
+marked ambiguous and the alternatives travel with the plan — never a guess presented as
+certain; a mention nothing matches above the minimum is refused, naming the closest entity.
+A question the planner cannot read is a :class:`PlanningError` that says what was missing.
+``LLMPlanner`` asks an OpenAI-compatible model instead and falls back to the offline planner
+on any error.
 """
 
 from __future__ import annotations
@@ -38,10 +41,11 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kgrecall.grounding import EntityExtractor
 from kgrecall.kg import GraphStore, KGError
+from kgrecall.kg.relations import RELATIONS, Hint
 from kgrecall.llm import LLMError, structured_call
 from kgrecall.prompts import load_prompt
 from kgrecall.tools import (
-    EntityLinker,
+    EntityIndex,
     EntityQuery,
     IntersectQuery,
     ProjectQuery,
@@ -59,8 +63,6 @@ AMBIGUITY_MARGIN = 0.05
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
 MIN_RELATION_SIMILARITY = 0.35
 
-Hint = Literal["forward", "inverse"] | None
-
 #: Words that name node types (plural or singular), longest first.
 TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"(?:{p})\b", re.IGNORECASE), t)
@@ -74,53 +76,16 @@ TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
         (r"pathways?", "pathway"),
     ]
 ]
-#: Phrase → (relation, direction hint for relations between nodes of one type).
-_PHRASES: list[tuple[str, str, Hint]] = [
-        (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
-         r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
-         r"responsible for", "associated_with", None),
-        (r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits)"
-         r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
-         r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
-         r"characteri[sz]ed by|(?:phenotypes?|symptoms?|features?|signs?) of|"
-         r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in", "has_phenotype", None),
-        (r"(?:that |which )?interact(?:s|ing)? with|bind(?:s|ing)?(?: to)?|"
-         r"(?:interaction |binding )?partners of", "interacts_with", "forward"),
-        (r"(?:are |is )?encoded by|(?:that |which )?encode(?:s)?|encoding|products? of|"
-         r"translated from", "encodes", None),
-        (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?) of",
-         "subclass_of", "inverse"),
-        (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader terms?) of", "subclass_of",
-         "forward"),
-        (r"(?:parts?|components?) of", "part_of", "inverse"),
-        (r"(?:positively|up-?)regulat(?:e|es|ing)|activat(?:e|es|ing)", "positively_regulates",
-         "forward"),
-        (r"(?:negatively|down-?)regulat(?:e|es|ing)|inhibit(?:s|ing)?", "negatively_regulates",
-         "forward"),
-        (r"regulat(?:e|es|ing)", "regulates", "forward"),
-        (r"(?:that |which )?treat(?:s|ing)?|used (?:to treat|for|against)", "treats", None),
-        (r"(?:that |which )?target(?:s|ing)?", "targets", None),
-        (r"(?:are |is )?expressed in", "expressed_in", None),
-        (r"(?:are |is )?involved in|participat(?:e|es|ing) in", "involved_in", None),
-]  # fmt: skip
+#: Question phrase → (relation, direction hint for relations between nodes of one type),
+#: from the relation registry.
 RELATION_PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
-    (re.compile(p, re.IGNORECASE), r, h) for p, r, h in _PHRASES
+    (re.compile(phrase, re.IGNORECASE), name, hint)
+    for name, relation in RELATIONS.items()
+    for phrase, hint in relation.question_phrases
 ]
 #: Plain examples of each relation's wording, for matching unknown phrases by embedding.
 RELATION_EXAMPLES: dict[str, tuple[str, ...]] = {
-    "associated_with": ("associated with", "linked to", "implicated in", "related to", "causes"),
-    "has_phenotype": ("has the phenotype", "presents with", "symptoms of", "clinical features of"),
-    "interacts_with": ("interacts with", "binds to", "interaction partner of"),
-    "encodes": ("encodes", "encoded by", "gene product of"),
-    "subclass_of": ("subtype of", "kind of", "more specific than"),
-    "part_of": ("part of", "component of"),
-    "regulates": ("regulates", "controls"),
-    "positively_regulates": ("activates", "up-regulates", "increases"),
-    "negatively_regulates": ("inhibits", "down-regulates", "decreases"),
-    "treats": ("treats", "therapy for"),
-    "targets": ("targets", "acts on"),
-    "expressed_in": ("expressed in",),
-    "involved_in": ("involved in", "participates in"),
+    name: relation.examples for name, relation in RELATIONS.items() if relation.examples
 }
 _LEAD = re.compile(
     r"^\s*(?:(?:which|what|list|find|show(?: me)?|name|give(?: me)?|return|get|"
@@ -218,7 +183,7 @@ class OfflinePlanner:
     def __init__(
         self,
         store: GraphStore,
-        linker: EntityLinker,
+        linker: EntityIndex,
         *,
         embed: Callable[[Sequence[str]], np.ndarray] | None = None,
     ) -> None:
@@ -396,8 +361,9 @@ class OfflinePlanner:
         return (found[1], found[2]) if found else (None, [])
 
     def _exact(self, mention: str) -> bool:
-        """Whether ``mention`` is an entity's id, name or synonym ("A and B syndrome")."""
-        return bool(self.store.lookup(mention))
+        """Whether ``mention`` names an entity by its id, a name or a synonym as people write
+        it (possessives, word order, acronyms: the index's tiers, no fuzzy search)."""
+        return bool(self.linker.lookup(mention))
 
     # -- relations -----------------------------------------------------------------------------
 
@@ -518,8 +484,9 @@ class OfflinePlanner:
             for side, other in ((head, tail), (tail, head))
             if answer_type is None or other == answer_type
         }
-        exact = [n for n in self.store.lookup(mention) if accepted and n.type not in accepted]
-        if exact and not any(n.type in accepted for n in self.store.lookup(mention)):
+        named = self.linker.lookup(mention)
+        exact = [n for n in named if accepted and n.type not in accepted]
+        if exact and not any(n.type in accepted for n in named):
             signature = ", ".join(
                 f"{h} → {t}" for h, t in sorted(self.signatures.get(relation, set()))
             )
@@ -529,15 +496,23 @@ class OfflinePlanner:
             )
         found = self.linker.link(mention, k=5, node_types=accepted or None)
         if not found:
-            raise PlanningError(
-                f"no entity of type {', '.join(sorted(accepted)) or 'any'} matches {mention!r}"
+            types = ", ".join(sorted(accepted)) or "any"
+            closest = self.linker.fuzzy(mention, k=1, node_types=accepted or None)
+            hint = (
+                f" (closest: {closest[0].name!r} at {closest[0].score:.2f}, below the minimum "
+                f"link score {self.linker.min_score})"
+                if closest
+                else ""
             )
+            raise PlanningError(f"no entity of type {types} matches {mention!r}{hint}")
         best, others = found[0], found[1:]
-        # An exact name/synonym/id match is ambiguous only with another exact match.
+        # A name match is ambiguous only with another match of the same tier (two entities
+        # with that name, two diseases with that acronym); a fuzzy one with any close score.
         close = [
             o
             for o in others
-            if (o.exact if best.exact else o.score >= best.score - AMBIGUITY_MARGIN)
+            if (o.match == best.match or best.match == "fuzzy")
+            and o.score >= best.score - AMBIGUITY_MARGIN
         ]
         return AnchorLink(
             mention=mention,
@@ -596,7 +571,7 @@ class LLMPlanner:
             for name, signature in sorted(self.offline.signatures.items())
         )
         exact = [m for m in self.extractor.extract(question) if m.in_kg]
-        linked = self.offline.linker.link(question, k=10)
+        linked = self.offline.linker.fuzzy(question, k=10)
         candidates = {m.entity_id: store.get_node(m.entity_id) for m in exact}
         candidates.update({c.id: store.get_node(c.id) for c in linked})
         listing = "\n".join(f"- {n.id} | {n.name} | {n.type}" for n in candidates.values())

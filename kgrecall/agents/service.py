@@ -45,7 +45,7 @@ from kgrecall.kg import GraphStore, KGError, Workspace
 from kgrecall.llm import LLMSettings, chat_model
 from kgrecall.tools import (
     Candidate,
-    EntityLinker,
+    EntityIndex,
     EvidenceTriple,
     FulltextIndex,
     LinkPredictor,
@@ -209,14 +209,16 @@ class QueryService:
         vector = VectorIndex.for_store(
             store, self.workspace.kg_dir(kg) / "indexes", progress=self.progress
         )
-        planner = OfflinePlanner(store, EntityLinker(fulltext, vector), embed=embed)
+        # one entity index per KG version, shared by the planner and the grounding NER
+        index = EntityIndex(store, fulltext, vector)
+        planner = OfflinePlanner(store, index, embed=embed)
         retriever = CalibratedRetriever(
             store,
             kg_name=kg,
             predictor=load_predictor(self.workspace, kg, store, self.model),
             calibrations=calibration_store(self.workspace),
         )
-        validator = KGGroundingValidator(store, llm=self.llm)
+        validator = KGGroundingValidator(store, llm=self.llm, index=index)
         return KGResources(store, retriever, validator, planner)
 
     def agent(self, kg: str) -> TwoPhaseAgent:

@@ -21,28 +21,15 @@ from kgrecall.agents.planner import QueryPlan
 from kgrecall.calibration import Completeness
 from kgrecall.grounding import EntityExtractor
 from kgrecall.kg import GraphStore
+from kgrecall.kg.relations import RELATIONS
 from kgrecall.llm import LLMError, structured_call
 from kgrecall.prompts import load_prompt
 from kgrecall.tools import Candidate, EvidenceTriple
 
 #: The heading above the answers: the part of the report that states facts (and is grounded).
 FINDINGS_HEADING = "### Answers"
-#: How a relation reads in a sentence, head first.
-VERBS: dict[str, str] = {
-    "associated_with": "is associated with",
-    "has_phenotype": "has the phenotype",
-    "interacts_with": "interacts with",
-    "encodes": "encodes",
-    "subclass_of": "is a subtype of",
-    "part_of": "is part of",
-    "regulates": "regulates",
-    "positively_regulates": "positively regulates",
-    "negatively_regulates": "negatively regulates",
-    "treats": "treats",
-    "targets": "targets",
-    "expressed_in": "is expressed in",
-    "involved_in": "is involved in",
-}
+#: How a relation reads in a sentence, head first (from the relation registry).
+VERBS: dict[str, str] = {name: r.verb for name, r in RELATIONS.items() if r.verb is not None}
 
 
 class AnswerRationale(BaseModel):

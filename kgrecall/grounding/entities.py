@@ -4,10 +4,14 @@ Regex NER finds CURIEs (GO, HP, MONDO, DOID, CHEBI, NCBITaxon, OMIM, ORPHA, NCBI
 MESH, UBERON, CL), UniProt accessions (UniProt's official pattern), KEGG identifiers (pathways
 ``hsa04010`` / ``map04010``, genes ``hsa:5594``, orthologs ``K04371``; compounds and drugs only
 next to the word "KEGG"), PDB ids (only next to the word "PDB") and common species names; ids
-are normalised with bioregistry. Dictionary matching links the longest run of words equal to a
-KG node's name or synonym. Gene and protein symbols match case-sensitively; a symbol that is
-also an English word ("SET", "ATP", "CAT") counts only with a molecular-biology word in the
-same text ("gene", "protein", "expression", …). Every mention keeps its character span.
+are normalised with bioregistry. Dictionary matching links the longest run of words that the
+KG's :class:`~kgrecall.tools.EntityIndex` knows as a name, a synonym or one of their written
+variants (possessives, word order, plurals, acronyms; never a fuzzy match). Context decides
+the rest: a short form the text defines ("peritoneal dialysis (PD)") means its long form; an
+entity name that is also an everyday English word ("SET", "OR", "fusion") needs a cue for its
+kind within three words ("SET gene", "REST expression", "HD patients"); a nucleotide triplet
+before "repeat" is a sequence; a string naming a gene by an alias and a disease ("SCA2") is
+read by the same cues, else as the disease. Every mention keeps its character span.
 
 Extraction is linear in the text's length (times a log): spans already taken are kept in a
 sorted interval structure, so an overlap check is a binary search, not a scan of every
@@ -18,13 +22,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from kgrecall.kg import GraphStore, normalize_curie
+from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
+from kgrecall.tools.linking import EntityIndex, LinkedEntity
+from kgrecall.tools.names import common_words
 
 MentionKind = Literal["curie", "uniprot", "kegg", "pdb", "species", "dictionary"]
 
@@ -56,66 +61,35 @@ SPECIES: dict[str, str] = {
     "Arabidopsis thaliana": "NCBITaxon:3702",
 }
 _SPECIES = re.compile(r"\b(" + "|".join(re.escape(name) for name in SPECIES) + r")(?![A-Za-z])")
-#: Symbols that are also English words: they need a molecular-biology word nearby.
-COMMON_WORDS = frozenset(
-    [
-        "set",
-        "atp",
-        "cat",
-        "max",
-        "ace",
-        "impact",
-        "not",
-        "was",
-        "can",
-        "has",
-        "men",
-        "hit",
-        "end",
-        "far",
-        "rest",
-        "tip",
-        "gap",
-        "fat",
-        "all",
-        "big",
-        "camp",
-        "car",
-        "cell",
-        "copy",
-        "damage",
-        "early",
-        "face",
-        "fast",
-        "fix",
-        "ghost",
-        "hr",
-        "ii",
-        "lamp",
-        "large",
-        "late",
-        "mars",
-        "may",
-        "mice",
-        "nice",
-        "pan",
-        "par",
-        "pig",
-        "sex",
-        "son",
-        "spring",
-        "star",
-        "tank",
-        "via",
-        "wasp",
-        "was",
-    ]
-)
-_BIOLOGY_CONTEXT = re.compile(
-    r"\b(genes?|proteins?|express\w*|mutat\w*|variants?|kinases?|receptors?|knock\w*|"
-    r"enzymes?|transcripts?|isoforms?|loci|locus|alleles?)\b",
+#: Words near a mention that say it is a gene or protein.
+_GENE_CUE = re.compile(
+    r"(gene\w*|genotyp\w*|sequenc\w*|pseudogenes?|proteins?|mutat\w*|mutants?|variants?|express\w*|knock\w*|kinases?|"
+    r"receptors?|enzymes?|transcripts?|isoforms?|loci|locus|alleles?|carriers?|inclusions?|"
+    r"aggregat\w*|phosphorylat\w*|bind\w*|encod\w*|positive|deficien\w*|homozygous|"
+    r"heterozygous|haplotypes?|polymorphisms?|exons?|introns?|promoters?|knockdown|sirna|"
+    r"related|associated|linked)",
     re.IGNORECASE,
 )
+#: Words near a mention that say it is a disease or a clinical feature.
+_DISEASE_CUE = re.compile(
+    r"(patients?|cases?|diseases?|disorders?|syndromes?|onset|diagnos\w*|affected|families|"
+    r"pedigrees?|cohorts?|subjects?|symptoms?|signs?|progression|clinical\w*|phenotypes?|"
+    r"presented|presents?|presenting|developed|manifest\w*|risk|type|subtypes?|forms?|"
+    r"dementia|ataxia|dystonia|parkinsonism|recurrent|frequent|episodes?|history|caus\w*|"
+    r"characteri[sz]\w*|inherit\w*|prevalen\w*|endemic|children|adults|individuals|"
+    r"treated|autops\w*|neuropatholog\w*)",
+    re.IGNORECASE,
+)
+_REPEAT_CUE = re.compile(
+    r"(repeats?|expansions?|expanded|triplets?|trinucleotides?|tracts?|codons?)", re.I
+)
+_NUCLEOTIDES = re.compile(r"[ACGTU]{3}")
+#: "long form (SF)": a short form defined in the text.
+_DEFINITION = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,9})\)")
+#: Words either side of a mention searched for a cue.
+CUE_WINDOW = 3
+_GENE_TYPES = frozenset({"gene", "protein"})
+_CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 8
 
@@ -134,29 +108,21 @@ class Mention:
 
 
 class EntityExtractor:
-    """Finds mentions in text; with a KG, also by names and synonyms of its nodes."""
+    """Finds mentions in text; with a KG, also by the names of its nodes (its
+    :class:`~kgrecall.tools.EntityIndex`, shared with the planner when given)."""
 
-    def __init__(self, store: GraphStore | None = None) -> None:
+    def __init__(self, store: GraphStore | None = None, index: EntityIndex | None = None) -> None:
         self.store = store
-        self._folded: dict[str, list[str]] = defaultdict(list)  # casefolded name → ids
-        self._symbols: dict[str, list[str]] = defaultdict(list)  # exact symbol → ids
-        if store is not None:
-            for node in store.nodes():
-                for name in {node.name, *node.synonyms}:
-                    if not name:
-                        continue
-                    key = " ".join(_words(name))
-                    if node.type in ("gene", "protein") and _is_symbol(name):
-                        self._symbols[key].append(node.id)
-                    else:
-                        self._folded[key.casefold()].append(node.id)
+        if index is not None and store is not None and index.version != store.version:
+            raise KGError("the entity index was built on another KG version")
+        self.index = index if index is not None or store is None else EntityIndex(store)
 
     def extract(self, text: str) -> list[Mention]:
         """Non-overlapping mentions, left to right; identifiers win over names."""
         taken = _Spans()
         found = self._identifiers(text, taken)
-        if self.store is not None:
-            found.extend(self._dictionary(text, taken))
+        if self.index is not None:
+            found.extend(self._dictionary(text, taken, self.index))
         found.sort(key=lambda mention: mention.start)
         return found
 
@@ -211,44 +177,146 @@ class EntityExtractor:
             ),
         )
 
-    def _dictionary(self, text: str, taken: _Spans) -> list[Mention]:
+    def _dictionary(self, text: str, taken: _Spans, index: EntityIndex) -> list[Mention]:
         tokens = [m for m in _TOKEN.finditer(text)]
-        biology = _BIOLOGY_CONTEXT.search(text) is not None
+        defined = self._definitions(text, tokens, index)
+        sentences = _Sentences(text)
         mentions: list[Mention] = []
-        index = 0
-        while index < len(tokens):
+        position = 0
+        while position < len(tokens):
             check_deadline()
-            match = self._longest(text, tokens, index, taken, biology)
+            match = self._longest(text, tokens, position, taken, index, defined, sentences)
             if match is None:
-                index += 1
+                position += 1
                 continue
-            width, ids = match
-            start, end = tokens[index].start(), tokens[index + width - 1].end()
-            for entity_id in ids[:1]:  # ambiguous names: the first id, the others dropped
-                mentions.append(Mention(text[start:end], start, end, entity_id, "dictionary", True))
-            index += width
+            width, entity_id = match
+            start, end = tokens[position].start(), tokens[position + width - 1].end()
+            mentions.append(Mention(text[start:end], start, end, entity_id, "dictionary", True))
+            position += width
         return mentions
 
     def _longest(
         self,
         text: str,
         tokens: list[re.Match[str]],
-        index: int,
+        position: int,
         taken: _Spans,
-        biology: bool,
-    ) -> tuple[int, list[str]] | None:
-        for width in range(min(MAX_NAME_WORDS, len(tokens) - index), 0, -1):
-            start, end = tokens[index].start(), tokens[index + width - 1].end()
+        index: EntityIndex,
+        defined: dict[str, str | None],
+        sentences: _Sentences,
+    ) -> tuple[int, str] | None:
+        """The widest run of words from ``position`` that names an entity (no fuzzy search:
+        a mention is a name, a synonym or one of their written variants), and its id."""
+        for width in range(min(MAX_NAME_WORDS, len(tokens) - position), 0, -1):
+            start, end = tokens[position].start(), tokens[position + width - 1].end()
             if taken.overlaps(start, end):
                 continue
-            phrase = " ".join(t.group(0) for t in tokens[index : index + width])
-            symbol_ids = self._symbols.get(phrase)
-            if symbol_ids and (biology or phrase.casefold() not in COMMON_WORDS):
-                return width, sorted(symbol_ids)
-            named = self._folded.get(phrase.casefold())
-            if named and (width > 1 or len(phrase) > 2):
-                return width, sorted(named)
+            phrase = text[start:end]
+            if width == 1 and phrase in defined:
+                entity_id = defined[phrase]
+                return (1, entity_id) if entity_id else None
+            if width == 1 and len(phrase) <= 2 and not phrase.isupper():
+                continue
+            found = index.lookup(phrase)
+            if not found:
+                continue
+            words = [t.group(0) for t in tokens[max(0, position - CUE_WINDOW) : position]]
+            words += [t.group(0) for t in tokens[position + width : position + width + CUE_WINDOW]]
+            chosen = _in_context(phrase, width, found, words)
+            if chosen is not None and _bare_abbreviation(phrase, chosen):
+                # "PD", "TBP", "ALS" undefined in the text: a cue for the entity's kind in
+                # the sentence ("TBP was added as a plasticiser" has none)
+                cue = _GENE_CUE if chosen.type in _GENE_TYPES else _DISEASE_CUE
+                if not sentences.has(start, cue):
+                    chosen = None
+            return None if chosen is None else (width, chosen.id)
         return None
+
+    @staticmethod
+    def _definitions(
+        text: str, tokens: list[re.Match[str]], index: EntityIndex
+    ) -> dict[str, str | None]:
+        """Short forms the text defines, "Parkinson disease (PD)", → the entity their long
+        form names, or None when it names none ("peritoneal dialysis (PD)")."""
+        defined: dict[str, str | None] = {}
+        starts = [t.start() for t in tokens]
+        for match in _DEFINITION.finditer(text):
+            short = match.group(1)
+            before = bisect_left(starts, match.start())
+            longest = min(before, len(short) + 5)
+            for count in range(1, longest + 1):
+                words = [t.group(0) for t in tokens[before - count : before]]
+                if words[0][:1].casefold() == short[:1].casefold() and _spells(short, words):
+                    long_form = text[tokens[before - count].start() : tokens[before - 1].end()]
+                    found = index.lookup(long_form)
+                    defined.setdefault(short, found[0].id if found else None)
+                    break
+        return defined
+
+
+class _Sentences:
+    """The sentences of a text (ends at . ! ? before a space, or a newline), each searched
+    for a cue at most once per cue."""
+
+    _END = re.compile(r"[.!?](?=\s)|\n")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._ends = [m.end() for m in self._END.finditer(text)] + [len(text)]
+        self._found: dict[tuple[int, str], bool] = {}
+
+    def has(self, position: int, cue: re.Pattern[str]) -> bool:
+        """Whether the sentence holding ``position`` has a word matching ``cue``."""
+        number = bisect_left(self._ends, position + 1)
+        key = (number, cue.pattern)
+        if key not in self._found:
+            start = self._ends[number - 1] if number else 0
+            words = _TOKEN.findall(self.text[start : self._ends[number]])
+            self._found[key] = any(cue.fullmatch(word) for word in words)
+        return self._found[key]
+
+
+def _bare_abbreviation(phrase: str, entity: LinkedEntity) -> bool:
+    """Capitals only, no digit, and short: two or three letters ("TBP", "APP"), or four that
+    are not the entity's own name ("PD", "ALS" as disease acronyms; "SNCA" is SNCA's name)."""
+    if not (phrase.isalpha() and phrase.isupper()):
+        return False
+    return 2 <= len(phrase) <= 3 or (len(phrase) == 4 and entity.matched != entity.name)
+
+
+def _spells(short: str, words: list[str]) -> bool:
+    """Whether the short form's letters occur in order among the words' letters."""
+    letters = iter("".join(words).casefold())
+    return all(character in letters for character in short.casefold() if character.isalnum())
+
+
+def _in_context(
+    phrase: str, width: int, found: list[LinkedEntity], nearby: list[str]
+) -> LinkedEntity | None:
+    """The entity a matched phrase stands for here, or None when the context says it is not an
+    entity: an everyday word ("SET", "falls", "fusion") needs a cue for its entity's kind
+    nearby, a nucleotide triplet before "repeat" is a sequence, and a string that names both
+    a gene (by an alias) and a disease ("SCA2") is read by the cues, else as the disease."""
+    gene_cue = any(_GENE_CUE.fullmatch(w) for w in nearby)
+    clinical_cue = any(_DISEASE_CUE.fullmatch(w) for w in nearby)
+    best = found[0]
+    if _NUCLEOTIDES.fullmatch(phrase) and any(_REPEAT_CUE.fullmatch(w) for w in nearby):
+        return None
+    if width == 1 and phrase.casefold() in common_words():
+        if best.type in _GENE_TYPES and not gene_cue:
+            return None
+        if best.type == "go_term":
+            return None
+        if phrase.isupper() and best.type in _CLINICAL_TYPES and not clinical_cue:
+            return None
+    genes = [e for e in found if e.type in _GENE_TYPES]
+    clinical = [e for e in found if e.type in _CLINICAL_TYPES]
+    if genes and clinical:
+        if gene_cue != clinical_cue:
+            return (genes if gene_cue else clinical)[0]
+        by_alias = all(e.matched != e.name for e in genes)
+        return (clinical if by_alias else genes)[0]
+    return best
 
 
 class _Spans:
@@ -271,15 +339,6 @@ class _Spans:
             merged = sorted([*zip(self._starts, self._ends, strict=True), *spans])
             self._starts = [start for start, _ in merged]
             self._ends = [end for _, end in merged]
-
-
-def _words(name: str) -> list[str]:
-    return [m.group(0) for m in _TOKEN.finditer(name)]
-
-
-def _is_symbol(name: str) -> bool:
-    """Gene/protein symbol shape: one word, no spaces, mostly upper-case letters and digits."""
-    return " " not in name and len(name) <= 15 and name[:1].isupper() and name != name.lower()
 
 
 def _near(text: str, position: int, word: str, window: int = 40) -> bool:

@@ -29,6 +29,7 @@ from kgrecall.kg import GraphStore
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.llm import LLMError
 from kgrecall.tools import EvidenceTriple
+from kgrecall.tools.linking import EntityIndex
 
 ICONS: dict[str, str] = {
     "grounded": "✅",
@@ -120,9 +121,10 @@ class KGGroundingValidator:
         hub_degree: int = 200,
         max_chars: int = DEFAULT_MAX_CHARS,
         llm: BaseChatModel | None = None,
+        index: EntityIndex | None = None,
     ) -> None:
         self.store = store
-        self.extractor = EntityExtractor(store)
+        self.extractor = EntityExtractor(store, index)
         self.verifier = PathVerifier(store, max_depth=max_depth, hub_degree=hub_degree)
         self.max_chars = max_chars
         self.llm = llm

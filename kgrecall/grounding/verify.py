@@ -36,48 +36,24 @@ from typing import Literal
 
 from kgrecall.kg import Edge, GraphStore
 from kgrecall.kg.deadline import check_deadline
+from kgrecall.kg.relations import CLAIM_WORDINGS, RELATIONS
 
 Label = Literal["grounded", "inferred", "ungrounded", "trivial"]
 _ORDER: dict[str, int] = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
 AUTO_LEARNED = "auto_learned"
 
-_UP = {"positively_regulates", "activates"}
-_DOWN = {"negatively_regulates", "inhibits"}
-#: Claim wording → KG relations it asserts (first match wins, longest phrases first).
+#: Claim wording → KG relations it asserts (first match wins; from the relation registry).
 PREDICATES: list[tuple[re.Pattern[str], frozenset[str]]] = [
-    (re.compile(p, re.IGNORECASE), frozenset(r))
-    for p, r in [
-        (r"\b(up-?regulat\w*|increas\w*|enhanc\w*|promot\w*|induc\w*)", _UP),
-        (r"\b(down-?regulat\w*|decreas\w*|suppress\w*|reduc\w*|repress\w*)", _DOWN),
-        (r"\b(inhibit\w*|block\w*|antagoni\w*)", {"inhibits", "negatively_regulates"}),
-        (r"\b(activat\w*|stimulat\w*|agonis\w*)", {"activates", "positively_regulates"}),
-        (r"\btreat\w*", {"treats"}),
-        (r"\btarget\w*", {"targets"}),
-        (r"\bencod\w*", {"encodes"}),
-        (r"\b(interact\w*|bind\w*|binds)", {"interacts_with"}),
-        (r"\bexpress\w*", {"expressed_in"}),
-        (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*)", {"has_phenotype"}),
-        (r"\b(involved in|participat\w*|pathway)", {"involved_in"}),
-        (r"\bpart of\b", {"part_of"}),
-        (r"\b(associat\w*|linked|cause\w*|implicated|risk)", {"associated_with"}),
-        (r"\bregulat\w*", {"regulates", "positively_regulates", "negatively_regulates"}),
-        (r"\b(is an?|subtype of|kind of|type of)\b", {"subclass_of"}),
-    ]
-]  # fmt: skip
+    (re.compile(pattern, re.IGNORECASE), relations) for pattern, relations in CLAIM_WORDINGS
+]
 #: Relations that contradict each other on the same pair.
 OPPOSITES: dict[str, frozenset[str]] = {
-    "activates": frozenset({"inhibits", "negatively_regulates"}),
-    "positively_regulates": frozenset({"inhibits", "negatively_regulates"}),
-    "inhibits": frozenset({"activates", "positively_regulates"}),
-    "negatively_regulates": frozenset({"activates", "positively_regulates"}),
+    name: relation.opposites for name, relation in RELATIONS.items() if relation.opposites
 }
 #: Claimed relations that say nothing about the kind of link: any direct edge matches them.
-GENERIC = frozenset({"associated_with"})
+GENERIC = frozenset(name for name, relation in RELATIONS.items() if relation.generic)
 #: Relations whose claim wording fixes a direction (subject → object).
-DIRECTED = frozenset(
-    {"inhibits", "activates", "treats", "targets", "encodes", "regulates"}
-    | {"positively_regulates", "negatively_regulates"}
-)
+DIRECTED = frozenset(name for name, relation in RELATIONS.items() if relation.directed_claims)
 _PASSIVE = re.compile(
     r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?\w+(?:ed|en|d)\s+by\b", re.IGNORECASE
 )

@@ -14,9 +14,11 @@ ligand–receptor record carries the gene's symbol or whose UniProt accession HG
 gene.
 
 Names as biologists write them: genes keep their symbol as the node name and get HGNC's
-approved name, alias and previous symbols as synonyms (HGNC / NCBI Gene / UniProt ids in
-``properties["xrefs"]``). HPO's OMIM/ORPHA diseases get the MONDO term that lists them as an
-xref (its label and synonyms as synonyms, its id in ``properties["xrefs"]``). The MONDO
+approved name, alias and previous symbols, and the MeSH names of their protein
+("Glucosylceramidase", "Glucocerebrosidase") as synonyms (HGNC / NCBI Gene / UniProt ids in
+``properties["xrefs"]``); proteins get the same names through their UniProt accession.
+HPO's OMIM/ORPHA diseases get the MONDO term that lists them as an xref (its label and
+synonyms as synonyms, its id in ``properties["xrefs"]``). The MONDO
 hierarchy is added above the slice's diseases: ``subclass_of`` edges up to
 :data:`MONDO_LEVELS` levels, parents outside the slice as ``MONDO:`` disease nodes, the very
 generic terms (more than :data:`MONDO_GENERIC_DESCENDANTS` descendants: "disease",
@@ -47,6 +49,7 @@ from kgrecall.kg.loaders.names import (
     disease_node,
     gene_node,
     read_hgnc_names,
+    read_mesh_gene_names,
     read_mondo_names,
 )
 from kgrecall.kg.model import BIOMEDICAL_RELATIONS, Edge, KGSchema, Node
@@ -76,9 +79,12 @@ class DemoConfig:
         return cls(phenotype_roots=None, go_roots=None)
 
 
-def _gene_names(hpo: GraphBatch, genes: list[GeneNames]) -> tuple[GraphBatch, dict[str, GeneNames]]:
-    """HGNC name records of the HPO genes (matched by NCBI Gene id, else by symbol), as nodes
-    that merge into the HPO ones, and the matched record of each gene id."""
+def _gene_names(
+    hpo: GraphBatch, genes: list[GeneNames], protein_names: dict[str, tuple[str, ...]]
+) -> tuple[GraphBatch, dict[str, GeneNames]]:
+    """HGNC name records of the HPO genes (matched by NCBI Gene id, else by symbol), with the
+    MeSH names of their proteins (by HGNC id), as nodes that merge into the HPO ones, and the
+    matched record of each gene id."""
     by_ncbi = {gene.ncbi_gene: gene for gene in genes if gene.ncbi_gene}
     by_symbol = {gene.symbol: gene for gene in genes}
     batch = GraphBatch(KGSchema({}, frozenset({"gene"})), source=HGNC_SOURCE_INFO)
@@ -91,8 +97,43 @@ def _gene_names(hpo: GraphBatch, genes: list[GeneNames]) -> tuple[GraphBatch, di
             batch.skip("gene without an HGNC record")
             continue
         matched[node.id] = gene
-        batch.nodes.append(replace(gene_node(gene), id=node.id))
+        named = gene_node(gene)
+        synonyms = (*named.synonyms, *protein_names.get(gene.hgnc_id, ()))
+        batch.nodes.append(replace(named, id=node.id, synonyms=tuple(dict.fromkeys(synonyms))))
     return batch, matched
+
+
+def _protein_names(
+    proteins: GraphBatch, genes: list[GeneNames], protein_names: dict[str, tuple[str, ...]]
+) -> GraphBatch:
+    """HGNC and MeSH names of the proteins, matched by UniProt accession, as nodes that merge
+    into the ligand–receptor ones: people name a protein by its gene's name and symbols
+    ("synuclein alpha", "parkin", "DJ-1") or its protein name ("alpha-Synuclein",
+    "Glucocerebrosidase"), and the protein's gene is not always in the slice."""
+    by_accession = {accession: gene for gene in genes for accession in gene.uniprot}
+    batch = GraphBatch(KGSchema({}, frozenset({"protein"})), source=HGNC_SOURCE_INFO)
+    for protein in proteins.nodes:
+        gene = by_accession.get(protein.id.removeprefix("uniprot:"))
+        if gene is None:
+            batch.skip("protein without an HGNC record")
+            continue
+        names = (
+            gene.symbol,
+            gene.name,
+            *gene.alias_symbols,
+            *gene.previous_symbols,
+            *protein_names.get(gene.hgnc_id, ()),
+        )
+        batch.nodes.append(
+            Node(
+                protein.id,
+                "protein",
+                protein.name,
+                synonyms=tuple(n for n in dict.fromkeys(names) if n != protein.name),
+                sources=(HGNC_SOURCE,),
+            )
+        )
+    return batch
 
 
 def _encodes(hpo: GraphBatch, proteins: GraphBatch, hgnc: dict[str, GeneNames]) -> GraphBatch:
@@ -243,12 +284,23 @@ def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) ->
     proteins = load_ligand_receptor(symbols=symbols)
     steps.update()
     steps.set_postfix_str("HGNC and MONDO names")
-    gene_names, hgnc = _gene_names(hpo, read_hgnc_names())
+    hgnc_genes = read_hgnc_names()
+    mesh_names: dict[str, tuple[str, ...]] = {}
+    for descriptor in read_mesh_gene_names():
+        if descriptor.hgnc_id:
+            mesh_names[descriptor.hgnc_id] = (
+                *mesh_names.get(descriptor.hgnc_id, ()),
+                *descriptor.names,
+            )
+    gene_names, hgnc = _gene_names(hpo, hgnc_genes, mesh_names)
+    protein_names = _protein_names(proteins, hgnc_genes, mesh_names)
     disease_names = _disease_names(hpo, read_mondo_names())
     steps.update()
     steps.set_postfix_str("assembling")
     encodes = _encodes(hpo, proteins, hgnc)
-    store = build_store([hpo, go, proteins, gene_names, disease_names, encodes], name=DEMO_NAME)
+    store = build_store(
+        [hpo, go, proteins, gene_names, protein_names, disease_names, encodes], name=DEMO_NAME
+    )
     store.metadata.extra["demo_config"] = {
         "phenotype_roots": list(settings.phenotype_roots or []) or "all",
         "go_roots": list(settings.go_roots or []) or "all",
@@ -261,6 +313,7 @@ def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) ->
     store.metadata.extra["names"] = {
         "genes": sum(node.type == "gene" for node in hpo.nodes),
         "genes_with_hgnc_names": len(gene_names.nodes),
+        "proteins_with_hgnc_names": len(protein_names.nodes),
         "diseases": slice_diseases,
         "diseases_with_mondo_names": named_diseases,
         "mondo_parent_diseases": len(disease_names.nodes) - named_diseases,

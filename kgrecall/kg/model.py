@@ -16,39 +16,16 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from kgrecall.kg.errors import KGError, KGFieldError
+from kgrecall.kg.relations import relation_meanings
 
 #: Relation types and node types are spliced (backtick-quoted) into Cypher by the Neo4j store,
 #: so their spelling is restricted: a letter, then letters, digits, '_' or '-' (UMLS has
 #: ``co-occurs_with``).
 IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*\Z")  # \Z: "$" matches before a final "\n"
 
-#: Relation vocabulary of biomedical KGs built by kgrecall, with a one-line meaning each.
-BIOMEDICAL_RELATIONS: dict[str, str] = {
-    "interacts_with": "physical or functional interaction (e.g. ligand–receptor)",
-    "regulates": "regulates (direction unspecified)",
-    "positively_regulates": "increases the activity or amount of",
-    "negatively_regulates": "decreases the activity or amount of",
-    "inhibits": "inhibits",
-    "activates": "activates",
-    "encodes": "gene encodes protein",
-    "expressed_in": "expressed in a tissue or cell type",
-    "associated_with": "associated with (e.g. gene–disease)",
-    "targets": "drug targets gene or protein",
-    "treats": "drug treats disease",
-    "subclass_of": "ontology is_a",
-    "part_of": "ontology part_of",
-    "has_function": "has molecular function",
-    "involved_in": "participates in a process or pathway",
-    "has_phenotype": "shows a phenotype",
-    "requires_tool": "protocol requires tool",
-    "produces_for": "produces input for",
-    "compatible_with": "compatible with",
-    "same_domain": "belongs to the same domain",
-    "uses_data": "uses data set",
-    "produces_data": "produces data set",
-    "cited_in": "cited in publication",
-    "co_occurs_with": "mentioned together (auto-learned)",
-}
+#: Relation vocabulary of biomedical KGs built by kgrecall, with a one-line meaning each (the
+#: registry in :mod:`kgrecall.kg.relations` also holds how each relation is worded).
+BIOMEDICAL_RELATIONS: dict[str, str] = relation_meanings()
 
 #: Node types of biomedical KGs; other identifiers are accepted (datasets bring their own).
 BIOMEDICAL_NODE_TYPES: tuple[str, ...] = (

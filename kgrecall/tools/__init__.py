@@ -6,7 +6,7 @@ Depends only on :mod:`kgrecall.kg`.
 
 from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
 from kgrecall.tools.langchain import make_retrieval_tools
-from kgrecall.tools.linking import EntityLinker, LinkedEntity
+from kgrecall.tools.linking import MIN_LINK_SCORE, EntityIndex, LinkedEntity
 from kgrecall.tools.linkpred import (
     LinkPredictor,
     LinkPredictorError,
@@ -35,10 +35,11 @@ from kgrecall.tools.traversal import TraversalResult, execute_sets, traverse, va
 from kgrecall.tools.vector import VectorIndex, embed
 
 __all__ = [
+    "MIN_LINK_SCORE",
     "SHAPES",
     "TOPOLOGIES",
     "Candidate",
-    "EntityLinker",
+    "EntityIndex",
     "EntityQuery",
     "Evidence",
     "EvidenceTriple",

@@ -1,18 +1,97 @@
-"""Entity linking for the planner: a text span → ranked entity ids (fulltext + vector)."""
+"""One entity index per KG version: names as people write them → ranked entity ids.
+
+:class:`EntityIndex` is what the planner's linker, the grounding NER and the search tools
+share. A mention is looked up in tiers, the first tier with a hit wins:
+
+1. ``id`` / ``name`` — the entity's id, name or a synonym, up to case and punctuation (1.0);
+2. ``normalized`` — equal after :func:`~kgrecall.tools.names.name_keys` (possessives, Greek
+   letters, dashes, plurals, British spellings, Roman numerals, comma-inverted names; 0.97),
+   then ``compact`` — equal without spaces ("Choreo-athetosis"; 0.96);
+3. ``word_order`` — the same words in another order, fillers dropped (0.93);
+4. ``acronym`` — an upper-case mention equal to the initials of a multi-word disease,
+   phenotype or GO-term name ("PD", "DLB"); several entities share most acronyms, so the
+   entity with the most KG edges takes it only when it has at least
+   ``ACRONYM_DOMINANCE`` × the edges of the next, otherwise all are returned, scored by their
+   share of edges (an ambiguity the caller reports);
+5. the same tiers for the mention without a qualifier ("TOR1A-related" → "TOR1A"; −0.03);
+6. ``fuzzy`` — BM25 and vector candidates scored by ``½ · name similarity + ½ · cosine``,
+   where name similarity is the best token-set F1 between the mention and one of the
+   candidate's names. Below ``min_score`` a candidate is dropped: the mention stays unlinked
+   rather than linked to the nearest thing ("breast cancer" is not "Familial colorectal
+   cancer type X").
+
+Gene symbols (one word with upper-case letters) match case-sensitively unless the mention
+holds a digit: "SET" is the gene, "set" the word. Proteins without names of their own are
+also found by the names of the genes that encode them (an ``encodes`` edge), so
+"alpha-synuclein" reaches both SNCA the gene and SNCA the protein; the caller's node types
+(a relation's signature) choose between them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass
+import re
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
+from typing import Literal
 
-from kgrecall.kg import KGError
+import numpy as np
+
+from kgrecall.kg import GraphStore, KGError, Node, normalize_curie
 from kgrecall.tools.fulltext import FulltextIndex
+from kgrecall.tools.names import (
+    FILLERS,
+    acronym,
+    compact,
+    fold,
+    name_keys,
+    singular,
+    strip_qualifier,
+    word_bag,
+    word_key,
+)
 from kgrecall.tools.vector import VectorIndex
+
+__all__ = [
+    "ACRONYM_DOMINANCE",
+    "MIN_LINK_SCORE",
+    "EntityIndex",
+    "LinkedEntity",
+    "MatchKind",
+    "is_symbol",
+]
+
+MatchKind = Literal[
+    "id", "name", "normalized", "compact", "word_order", "acronym", "gene_qualified", "fuzzy"
+]
+#: Fuzzy candidates scoring below this stay unlinked.
+MIN_LINK_SCORE = 0.6
+#: How many times more edges the most connected entity of an acronym needs to take it alone.
+ACRONYM_DOMINANCE = 3.0
+_TIER_SCORE: dict[MatchKind, float] = {
+    "id": 1.0,
+    "name": 1.0,
+    "normalized": 0.97,
+    "compact": 0.96,
+    "word_order": 0.93,
+    "acronym": 0.85,
+    "gene_qualified": 0.9,
+}
+_QUALIFIER_PENALTY = 0.03
+_ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
+_SYMBOL_TYPES = frozenset({"gene", "protein"})
+_FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
+#: "THAP1-related dystonia", "PLA2G6-associated neurodegeneration": a disease named by its gene.
+_GENE_QUALIFIED = re.compile(
+    r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_EPONYM = re.compile(r"^(?P<name>[A-Z][\w-]+)['’]s?$")
 
 
 @dataclass(frozen=True, slots=True)
 class LinkedEntity:
-    """A linking candidate with the evidence of both engines."""
+    """A linking candidate: the entity, its score in [0, 1], and how it matched."""
 
     id: str
     name: str
@@ -20,58 +99,338 @@ class LinkedEntity:
     score: float
     fulltext_score: float
     vector_score: float
-    #: The mention equals the entity's id, name or a synonym.
+    #: The mention equals the entity's id, name or a synonym (up to case and punctuation).
     exact: bool = False
+    match: MatchKind = "fuzzy"
+    #: The entity's name or synonym the mention matched (the id for an id match).
+    matched: str = ""
 
 
-class EntityLinker:
-    """Ranks entities for a mention by ``w·fulltext + (1 − w)·vector`` (both in [0, 1]).
+def is_symbol(name: str) -> bool:
+    """Gene/protein symbol shape: one short word with two capitals, or a capital and a digit
+    ("SNCA", "DJ-1", "Park7"), not a capitalised word ("Parkin")."""
+    capitals = sum(c.isupper() for c in name)
+    digits = any(c.isdigit() for c in name)
+    return (
+        " " not in name.strip()
+        and 0 < len(name) <= 15
+        and (capitals >= 2 or (capitals == 1 and digits))
+    )
 
-    Fulltext scores are relative (exact name/synonym/id match = 1.0, best BM25 hit 0.99),
-    vector scores are cosine similarities; an entity found by one engine only gets 0 from
-    the other; an exact match gets vector score 1 (it is one of the entity's names).
-    ``fulltext_weight`` defaults to 0.5. An exact id/name/synonym match ranks
-    above every inexact one whatever the vector engine says: "Parkinson disease 4" is the
-    entity of that name, not the broader "Parkinson disease" it embeds close to.
-    """
+
+def _compact(text: str) -> str:
+    return fold(text).replace(" ", "")
+
+
+class EntityIndex:
+    """Exact, normalised, word-order, acronym and fuzzy lookup over one KG version's names."""
 
     def __init__(
-        self, fulltext: FulltextIndex, vector: VectorIndex, *, fulltext_weight: float = 0.5
+        self,
+        store: GraphStore,
+        fulltext: FulltextIndex | None = None,
+        vector: VectorIndex | None = None,
+        *,
+        min_score: float = MIN_LINK_SCORE,
     ) -> None:
-        if fulltext.version != vector.version:
-            raise KGError("fulltext and vector indexes were built on different KG versions")
-        if not 0.0 <= fulltext_weight <= 1.0:
-            raise KGError(f"fulltext_weight must be in [0, 1], got {fulltext_weight}")
-        self.fulltext, self.vector, self.weight = fulltext, vector, fulltext_weight
+        if not 0.0 <= min_score <= 1.0:
+            raise KGError(f"min_score must be in [0, 1], got {min_score}")
+        if fulltext is not None and fulltext.version != store.version:
+            raise KGError("the fulltext index was built on another KG version")
+        if vector is not None and vector.version != store.version:
+            raise KGError("the vector index was built on another KG version")
+        self.store, self.fulltext, self.vector, self.min_score = store, fulltext, vector, min_score
+        self.version = store.version
+        nodes = sorted(store.nodes(), key=lambda n: n.id)
+        self._ids = [n.id for n in nodes]
+        self._position = {node_id: p for p, node_id in enumerate(self._ids)}
+        self._display = [n.name for n in nodes]
+        self._types = np.array([n.type for n in nodes])
+        self._degree = np.zeros(len(nodes), dtype=np.int64)
+        gene_names: dict[str, list[str]] = defaultdict(list)
+        for edge in store.edges():
+            for end in (edge.head, edge.tail):
+                if end in self._position:
+                    self._degree[self._position[end]] += 1
+            if edge.relation == "encodes":
+                gene = store.get_node(edge.head)
+                gene_names[edge.tail].extend([gene.name, *gene.synonyms])
+        self._names: list[tuple[str, ...]] = [
+            tuple(dict.fromkeys([n.name, *n.synonyms, *gene_names.get(n.id, ())])) for n in nodes
+        ]
+        self._symbols: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        self._tiers: dict[MatchKind, dict[str, list[tuple[int, str]]]] = {
+            tier: defaultdict(list)
+            for tier in ("name", "normalized", "compact", "word_order", "acronym")
+        }
+        for position, node in enumerate(nodes):
+            for name in self._names[position]:
+                self._add_name(position, node, name)
+
+    def _add_name(self, position: int, node: Node, name: str) -> None:
+        if not name.strip():
+            return
+        entry = (position, name)
+        if node.type in _SYMBOL_TYPES and is_symbol(name):
+            self._symbols[_compact(name)].append(entry)
+            return
+        self._tiers["name"][fold(name)].append(entry)
+        for key in name_keys(name):
+            self._tiers["normalized"][key].append(entry)
+            self._tiers["compact"][compact(key)].append(entry)
+        bag = word_bag(name)
+        if " " in bag:  # one-word bags are the normalized key already
+            self._tiers["word_order"][bag].append(entry)
+        if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
+            # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member
+            self._tiers["word_order"][word_bag(_FAMILY_MEMBER_ONE.sub("", name))].append(entry)
+        if node.type in _ACRONYM_TYPES:
+            initials = acronym(name)
+            if initials:
+                self._tiers["acronym"][initials].append(entry)
+
+    # -- lookup --------------------------------------------------------------------------------
+
+    def names(self, entity_id: str) -> tuple[str, ...]:
+        """The names the index knows an entity by (its own, then its gene's for a protein)."""
+        position = self._position.get(entity_id)
+        if position is None:
+            raise KGError(f"no entity {entity_id!r} in the index")
+        return self._names[position]
+
+    def degree(self, entity_id: str) -> int:
+        """The entity's number of KG edges (the prior acronyms and ties are resolved by)."""
+        return int(self._degree[self._position[entity_id]])
+
+    def lookup(
+        self, mention: str, *, node_types: Collection[str] | None = None
+    ) -> list[LinkedEntity]:
+        """Entities the mention names by tiers 1–5 (no fuzzy search), best first."""
+        found = self._tiered(mention, node_types)
+        if found:
+            return found
+        for bare in _bare_forms(mention):
+            found = self._tiered(bare, node_types)
+            if found:
+                return [
+                    replace(e, score=round(e.score - _QUALIFIER_PENALTY, 4), exact=False)
+                    for e in found
+                ]
+        return self._gene_qualified(mention, node_types)
+
+    def _gene_qualified(
+        self, mention: str, node_types: Collection[str] | None
+    ) -> list[LinkedEntity]:
+        """ "THAP1-related dystonia" → the disease linked to THAP1 in the KG whose name holds
+        every word of "dystonia" (the fewest other words first); several equally good → all,
+        for the caller to report as ambiguous."""
+        match = _GENE_QUALIFIED.match(mention.strip())
+        if match is None:
+            return []
+        genes = self._tiered(match.group("gene"), {"gene"})
+        wanted = {w for w in _word_set(match.group("rest")) if w not in FILLERS}
+        allowed = self._allowed(node_types)
+        if not genes or not wanted:
+            return []
+        ranked: dict[int, tuple[int, str]] = {}
+        for edge in self.store.neighbors(genes[0].id, None, "both"):
+            other = edge.tail if edge.head == genes[0].id else edge.head
+            position = self._position.get(other)
+            if position is None or self._types[position] != "disease":
+                continue
+            if allowed is not None and not allowed[position]:
+                continue
+            for name in self._names[position]:
+                words = _word_set(name)
+                if wanted <= words:
+                    extra = len(words - wanted)
+                    if position not in ranked or extra < ranked[position][0]:
+                        ranked[position] = (extra, name)
+        if not ranked:
+            return []
+        fewest = min(extra for extra, _ in ranked.values())
+        best = [(p, name) for p, (extra, name) in ranked.items() if extra == fewest]
+        return self._entities(best, "gene_qualified", None)
+
+    def _tiered(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        text = mention.strip()
+        if not text:
+            return []
+        allowed = self._allowed(node_types)
+        by_id = [
+            (self._position[c], c)
+            for c in dict.fromkeys((text, normalize_curie(text)))
+            if c in self._position
+        ]
+        if by_id:
+            return self._entities(by_id, "id", allowed)
+        folded = fold(text)
+        hits = list(self._tiers["name"].get(folded, []))
+        hits += [
+            entry
+            for entry in self._symbols.get(_compact(text), [])
+            if (any(c.isdigit() for c in text) and not any(c.isspace() for c in text))
+            or _same_symbol(entry[1], text)
+        ]
+        if hits:
+            found = self._entities(hits, "name", allowed)
+            if found:
+                return found
+        words = folded.split()
+        key = " ".join(map(word_key, words))
+        tiers: list[tuple[MatchKind, str]] = [("normalized", key), ("compact", compact(key))]
+        if words and words[0] not in FILLERS and words[-1] not in FILLERS:
+            # "with X and with" is not a name whose word order differs
+            tiers.append(("word_order", word_bag(text)))
+        for tier, key in tiers:
+            found = self._entities(self._tiers[tier].get(key, []), tier, allowed)
+            if found:
+                return found
+        if _looks_like_acronym(text):
+            return self._acronym(text.upper(), allowed)
+        return []
+
+    def _acronym(self, text: str, allowed: np.ndarray | None) -> list[LinkedEntity]:
+        found = self._entities(self._tiers["acronym"].get(text, []), "acronym", allowed)
+        if len(found) < 2:
+            return found
+        degrees = np.array([self.degree(e.id) for e in found], dtype=float)
+        order = np.argsort(-degrees, kind="stable")
+        ranked = [found[i] for i in order]
+        top, runner_up = degrees[order[0]], degrees[order[1]]
+        if top >= ACRONYM_DOMINANCE * max(runner_up, 1.0):
+            return ranked[:1]
+        share = degrees[order] / max(degrees.sum(), 1.0)
+        return [
+            replace(e, score=round(_TIER_SCORE["acronym"] * float(s), 4))
+            for e, s in zip(ranked, share, strict=True)
+        ]
+
+    def _allowed(self, node_types: Collection[str] | None) -> np.ndarray | None:
+        return None if node_types is None else np.isin(self._types, list(node_types))
+
+    def _entities(
+        self,
+        entries: Iterable[tuple[int, str]],
+        tier: MatchKind,
+        allowed: np.ndarray | None,
+    ) -> list[LinkedEntity]:
+        best: dict[int, str] = {}
+        for position, matched in entries:
+            if (allowed is None or allowed[position]) and position not in best:
+                best[position] = matched
+        score = _TIER_SCORE[tier]
+        found = [
+            LinkedEntity(
+                self._ids[p],
+                self._display[p],
+                str(self._types[p]),
+                score,
+                1.0 if tier in ("id", "name") else 0.0,
+                score,
+                tier in ("id", "name"),
+                tier,
+                matched,
+            )
+            for p, matched in best.items()
+        ]
+        # Equal tiers: the better connected entity first (then the id, for a stable order).
+        found.sort(key=lambda e: (-self._degree[self._position[e.id]], e.id))
+        return found
+
+    # -- linking -------------------------------------------------------------------------------
 
     def link(
         self, mention: str, *, k: int = 5, node_types: Collection[str] | None = None
     ) -> list[LinkedEntity]:
-        """The ``k`` best entities for ``mention``, best first (ties by id)."""
+        """The ``k`` best entities for ``mention`` scoring at least ``min_score``, best first:
+        tiered matches, then fuzzy candidates (an empty list means "not linked")."""
+        if k < 1:
+            raise KGError(f"k must be at least 1, got {k}")
+        found = self.lookup(mention, node_types=node_types)
+        seen = {e.id for e in found}
+        if len(found) < k:
+            fuzzy = [e for e in self.fuzzy(mention, k=k, node_types=node_types) if e.id not in seen]
+            # A fuzzy hit never outranks a tiered one.
+            ceiling = min((e.score for e in found), default=1.0)
+            found += [replace(e, score=min(e.score, ceiling)) for e in fuzzy]
+        found = [e for e in found if e.score >= self.min_score or e.match == "acronym"]
+        return found[:k]
+
+    def fuzzy(
+        self, mention: str, *, k: int = 5, node_types: Collection[str] | None = None
+    ) -> list[LinkedEntity]:
+        """BM25 and vector candidates scored by name similarity and cosine (all scores, no
+        minimum), best first."""
         pool = max(20, 4 * k)
-        exact = set(self.fulltext.exact_ids(mention, node_types=node_types))
-        text_hits = {c.id: c for c in self.fulltext.search(mention, k=pool, node_types=node_types)}
-        vector_hits = {c.id: c for c in self.vector.search(mention, k=pool, node_types=node_types)}
-        linked = []
+        text_hits = {}
+        if self.fulltext is not None:
+            text_hits = {
+                c.id: c.score for c in self.fulltext.search(mention, k=pool, node_types=node_types)
+            }
+        vector_hits = {}
+        if self.vector is not None:
+            vector_hits = {
+                c.id: c.score for c in self.vector.search(mention, k=pool, node_types=node_types)
+            }
+        words = _word_set(mention)
+        scored = []
         for entity_id in text_hits.keys() | vector_hits.keys():
-            text = text_hits.get(entity_id)
-            vector = vector_hits.get(entity_id)
-            reference = text or vector
-            assert reference is not None
-            text_score = text.score if text else 0.0
-            # The mention *is* one of an exact match's names: embedded alone, that name would
-            # score cosine 1 (the entity's one vector mixes every synonym and scores lower).
-            vector_score = 1.0 if entity_id in exact else (vector.score if vector else 0.0)
-            linked.append(
+            position = self._position[entity_id]
+            comparable = [
+                name
+                for name in self._names[position]
+                if not (self._types[position] in _SYMBOL_TYPES and is_symbol(name))
+                or any(c.isdigit() for c in mention)
+                or _same_symbol(name, mention)
+            ]
+            similarity, matched = max(
+                ((_token_f1(words, _word_set(name)), name) for name in comparable),
+                default=(0.0, ""),
+            )
+            cosine = vector_hits.get(entity_id, 0.0)
+            scored.append(
                 LinkedEntity(
                     entity_id,
-                    reference.name,
-                    reference.type,
-                    self.weight * text_score + (1 - self.weight) * vector_score,
-                    text_score,
-                    vector_score,
-                    entity_id in exact,
+                    self._display[position],
+                    str(self._types[position]),
+                    round(0.5 * similarity + 0.5 * cosine, 4),
+                    text_hits.get(entity_id, 0.0),
+                    cosine,
+                    False,
+                    "fuzzy",
+                    matched,
                 )
             )
-        linked.sort(key=lambda e: (not e.exact, -e.score, e.id))
-        return linked[:k]
+        scored.sort(key=lambda e: (-e.score, e.id))
+        return scored[:k]
+
+
+def _same_symbol(symbol: str, mention: str) -> bool:
+    """Case-sensitive equality up to dashes and dots ("DJ1" = "DJ-1")."""
+    return symbol.replace("-", "").replace(".", "") == mention.replace("-", "").replace(".", "")
+
+
+def _bare_forms(mention: str) -> list[str]:
+    """The mention without a qualifier ("TOR1A-related" → "TOR1A"), and a bare possessive
+    eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson syndrome")."""
+    bare = strip_qualifier(mention)
+    forms = [bare] if bare else []
+    eponym = _EPONYM.match(mention.strip())
+    if eponym and any(quote in mention for quote in "'’"):
+        forms += [f"{eponym.group('name')} {noun}" for noun in ("disease", "syndrome")]
+    return forms
+
+
+def _looks_like_acronym(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return 2 <= len(text) <= 8 and len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def _word_set(text: str) -> set[str]:
+    return {singular(w) for w in fold(text).split()}
+
+
+def _token_f1(left: set[str], right: set[str]) -> float:
+    shared = len(left & right)
+    return 2 * shared / (len(left) + len(right)) if shared else 0.0

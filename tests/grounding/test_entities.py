@@ -67,3 +67,47 @@ def test_in_kg_flags_ids_the_graph_has(extractor: EntityExtractor) -> None:
     mentions = {m.text: m for m in extractor.extract("OMIM:605543 and GO:9999999")}
     assert mentions["OMIM:605543"].in_kg
     assert not mentions["GO:9999999"].in_kg
+
+
+def ids(extractor: EntityExtractor, text: str) -> dict[str, str]:
+    return {m.text: m.entity_id for m in extractor.extract(text) if m.kind == "dictionary"}
+
+
+def test_names_as_people_write_them(extractor: EntityExtractor) -> None:
+    text = (
+        "Huntington's disease and dementia with Lewy bodies differ; α-synuclein aggregates "
+        "and oculogyric crises are seen in TOR1A-related cases."
+    )
+    found_ids = ids(extractor, text)
+    assert found_ids["Huntington's disease"] in {"OMIM:143100", "ORPHA:399"}
+    assert found_ids["dementia with Lewy bodies"] == "OMIM:127750"
+    assert found_ids["α-synuclein"] in {"NCBIGene:6622", "uniprot:P37840"}
+    assert found_ids["oculogyric crises"] == "HP:0010553"
+    assert found_ids["TOR1A-related"] == "NCBIGene:1861"
+
+
+def test_a_short_form_means_what_the_text_defines(extractor: EntityExtractor) -> None:
+    assert "PD" not in ids(extractor, "Peritoneal dialysis (PD) was started; PD ran well.")
+    defined = ids(extractor, "Parkinson disease (PD) is common. Many PD patients fall.")
+    assert defined["PD"] == defined["Parkinson disease"] == "MONDO:0005180"
+
+
+def test_everyday_words_need_a_cue_for_their_kind(extractor: EntityExtractor) -> None:
+    assert ids(extractor, "We SET the threshold at 0.05 for all tests.") == {}
+    assert ids(extractor, "Loss of SET expression was seen.") == {"SET": "NCBIGene:6418"}
+    # an undefined bare abbreviation needs a cue in its sentence
+    assert ids(extractor, "TBP was added as a plasticiser.") == {}
+    assert ids(extractor, "TBP gene repeats were sized.")["TBP"] == "NCBIGene:6908"
+
+
+def test_a_triplet_before_repeat_is_a_sequence(extractor: EntityExtractor) -> None:
+    assert "GAA" not in ids(extractor, "A GAA repeat expansion in intron 1 was excluded.")
+    assert ids(extractor, "GAA mutations were found.")["GAA"] == "NCBIGene:2548"
+
+
+def test_a_gene_alias_that_names_a_disease_is_read_by_its_cues(
+    extractor: EntityExtractor,
+) -> None:
+    disease = ids(extractor, "SCA2 was diagnosed in three siblings.")["SCA2"]
+    assert extractor.store is not None and extractor.store.get_node(disease).type == "disease"
+    assert ids(extractor, "SCA2 mutations were sequenced.")["SCA2"] == "NCBIGene:6311"

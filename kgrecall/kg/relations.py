@@ -1,0 +1,219 @@
+"""One relation vocabulary: what each biomedical relation means and how people word it.
+
+The planner (question phrases, examples for unknown wordings), the report writer (a verb per
+relation) and the grounding verifier (claim wordings, opposites, which claims fix a
+direction) all read this registry, so a relation added or reworded here reaches all three.
+
+- :data:`RELATIONS` — per relation a :class:`Relation`: meaning, head-first verb, question
+  phrases (regexes read after an answer-type word, each with a direction hint for relations
+  between nodes of one type), plain examples (embedded to match unknown wordings), opposites,
+  and whether a claim's wording fixes its direction (subject → object).
+- :data:`CLAIM_WORDINGS` — claim wording → the relations it asserts, in match order (the
+  first match wins, so specific wordings come before general ones).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["CLAIM_WORDINGS", "RELATIONS", "Hint", "Relation", "relation_meanings"]
+
+#: For relations between nodes of one type: does the phrase read head → tail ("forward":
+#: "interacts with X") or tail → head ("inverse": "subtypes of X")?
+Hint = Literal["forward", "inverse"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """One relation's meaning and wording."""
+
+    name: str
+    meaning: str
+    #: How the relation reads in a sentence, head first ("is associated with").
+    verb: str | None = None
+    #: Regexes a question uses after the answer-type word, each with its direction hint.
+    question_phrases: tuple[tuple[str, Hint], ...] = ()
+    #: Plain wordings, embedded to match a phrase no regex reads.
+    examples: tuple[str, ...] = ()
+    #: Relations a claim of this relation contradicts on the same pair.
+    opposites: frozenset[str] = frozenset()
+    #: Whether a claim's wording fixes subject → object ("A inhibits B" ≠ "B inhibits A").
+    directed_claims: bool = False
+    #: Whether a claim of it says nothing about the kind of link (any direct edge matches).
+    generic: bool = False
+
+
+_UP = frozenset({"positively_regulates", "activates"})
+_DOWN = frozenset({"negatively_regulates", "inhibits"})
+
+_DEFINITIONS = [
+    Relation(
+        "interacts_with",
+        "physical or functional interaction (e.g. ligand–receptor)",
+        verb="interacts with",
+        question_phrases=(
+            (r"(?:that |which )?interact(?:s|ing)? with|bind(?:s|ing)?(?: to)?|"
+             r"(?:interaction |binding )?partners of", "forward"),
+        ),
+        examples=("interacts with", "binds to", "interaction partner of"),
+    ),
+    Relation(
+        "regulates",
+        "regulates (direction unspecified)",
+        verb="regulates",
+        question_phrases=((r"regulat(?:e|es|ing)", "forward"),),
+        examples=("regulates", "controls"),
+        directed_claims=True,
+    ),
+    Relation(
+        "positively_regulates",
+        "increases the activity or amount of",
+        verb="positively regulates",
+        question_phrases=(
+            (r"(?:positively|up-?)regulat(?:e|es|ing)|activat(?:e|es|ing)", "forward"),
+        ),
+        examples=("activates", "up-regulates", "increases"),
+        opposites=_DOWN,
+        directed_claims=True,
+    ),
+    Relation(
+        "negatively_regulates",
+        "decreases the activity or amount of",
+        verb="negatively regulates",
+        question_phrases=(
+            (r"(?:negatively|down-?)regulat(?:e|es|ing)|inhibit(?:s|ing)?", "forward"),
+        ),
+        examples=("inhibits", "down-regulates", "decreases"),
+        opposites=_UP,
+        directed_claims=True,
+    ),
+    Relation("inhibits", "inhibits", verb="inhibits", opposites=_UP, directed_claims=True),
+    Relation("activates", "activates", verb="activates", opposites=_DOWN, directed_claims=True),
+    Relation(
+        "encodes",
+        "gene encodes protein",
+        verb="encodes",
+        question_phrases=(
+            (r"(?:are |is )?encoded by|(?:that |which )?encode(?:s)?|encoding|products? of|"
+             r"translated from", None),
+        ),
+        examples=("encodes", "encoded by", "gene product of"),
+        directed_claims=True,
+    ),
+    Relation(
+        "expressed_in",
+        "expressed in a tissue or cell type",
+        verb="is expressed in",
+        question_phrases=((r"(?:are |is )?expressed in", None),),
+        examples=("expressed in",),
+    ),
+    Relation(
+        "associated_with",
+        "associated with (e.g. gene–disease)",
+        verb="is associated with",
+        question_phrases=(
+            (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
+             r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
+             r"responsible for", None),
+        ),
+        examples=("associated with", "linked to", "implicated in", "related to", "causes"),
+        generic=True,
+    ),
+    Relation(
+        "targets",
+        "drug targets gene or protein",
+        verb="targets",
+        question_phrases=((r"(?:that |which )?target(?:s|ing)?", None),),
+        examples=("targets", "acts on"),
+        directed_claims=True,
+    ),
+    Relation(
+        "treats",
+        "drug treats disease",
+        verb="treats",
+        question_phrases=(
+            (r"(?:that |which )?treat(?:s|ing)?|used (?:to treat|for|against)", None),
+        ),
+        examples=("treats", "therapy for"),
+        directed_claims=True,
+    ),
+    Relation(
+        "subclass_of",
+        "ontology is_a",
+        verb="is a subtype of",
+        question_phrases=(
+            (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?) of",
+             "inverse"),
+            (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader terms?) of", "forward"),
+        ),
+        examples=("subtype of", "kind of", "more specific than"),
+    ),
+    Relation(
+        "part_of",
+        "ontology part_of",
+        verb="is part of",
+        question_phrases=((r"(?:parts?|components?) of", "inverse"),),
+        examples=("part of", "component of"),
+    ),
+    Relation("has_function", "has molecular function"),
+    Relation(
+        "involved_in",
+        "participates in a process or pathway",
+        verb="is involved in",
+        question_phrases=(
+            (r"(?:are |is )?involved in|participat(?:e|es|ing) in", None),
+        ),
+        examples=("involved in", "participates in"),
+    ),
+    Relation(
+        "has_phenotype",
+        "shows a phenotype",
+        verb="has the phenotype",
+        question_phrases=(
+            (r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits)"
+             r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
+             r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
+             r"characteri[sz]ed by|(?:phenotypes?|symptoms?|features?|signs?) of|"
+             r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in", None),
+        ),
+        examples=("has the phenotype", "presents with", "symptoms of", "clinical features of"),
+    ),
+    Relation("requires_tool", "protocol requires tool"),
+    Relation("produces_for", "produces input for"),
+    Relation("compatible_with", "compatible with"),
+    Relation("same_domain", "belongs to the same domain"),
+    Relation("uses_data", "uses data set"),
+    Relation("produces_data", "produces data set"),
+    Relation("cited_in", "cited in publication"),
+    Relation("co_occurs_with", "mentioned together (auto-learned)"),
+]  # fmt: skip
+
+#: The registry, in a stable order (question phrases are tried in this order).
+RELATIONS: dict[str, Relation] = {relation.name: relation for relation in _DEFINITIONS}
+
+#: Claim wording → the relations it asserts (first match wins, specific before general).
+CLAIM_WORDINGS: tuple[tuple[str, frozenset[str]], ...] = (
+    (r"\b(up-?regulat\w*|increas\w*|enhanc\w*|promot\w*|induc\w*)", _UP),
+    (r"\b(down-?regulat\w*|decreas\w*|suppress\w*|reduc\w*|repress\w*)", _DOWN),
+    (r"\b(inhibit\w*|block\w*|antagoni\w*)", frozenset({"inhibits", "negatively_regulates"})),
+    (r"\b(activat\w*|stimulat\w*|agonis\w*)", frozenset({"activates", "positively_regulates"})),
+    (r"\btreat\w*", frozenset({"treats"})),
+    (r"\btarget\w*", frozenset({"targets"})),
+    (r"\bencod\w*", frozenset({"encodes"})),
+    (r"\b(interact\w*|bind\w*|binds)", frozenset({"interacts_with"})),
+    (r"\bexpress\w*", frozenset({"expressed_in"})),
+    (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*)",
+     frozenset({"has_phenotype"})),
+    (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"})),
+    (r"\bpart of\b", frozenset({"part_of"})),
+    (r"\b(associat\w*|linked|cause\w*|implicated|risk)", frozenset({"associated_with"})),
+    (r"\bregulat\w*",
+     frozenset({"regulates", "positively_regulates", "negatively_regulates"})),
+    (r"\b(is an?|subtype of|kind of|type of)\b", frozenset({"subclass_of"})),
+)  # fmt: skip
+
+
+def relation_meanings() -> dict[str, str]:
+    """Relation name → meaning, as schemas declare relations."""
+    return {name: relation.meaning for name, relation in RELATIONS.items()}

@@ -1,0 +1,197 @@
+"""Name normalisation: the ways people write one entity's name, folded to one key.
+
+Each rule is a small function (tested one by one in ``tests/tools/test_names.py``):
+
+- :func:`fold` — Unicode NFKC, case, Greek letters spelled out (α → alpha), dashes, hyphens,
+  slashes and punctuation to spaces, possessive ``'s`` dropped ("Huntington's" →
+  "huntington"), Roman numerals after "type" and standing alone at the end of a name to
+  digits, the word "type" before a number or code dropped ("type II" → "2", "type 2EE" →
+  "2ee");
+- :func:`americanize` — British spellings to American ones ("generalised" → "generalized",
+  "haemorrhage" → "hemorrhage", "tumour" → "tumor", "oedema" → "edema");
+- :func:`singular` — plural words to singular ("crises" → "crisis", "bodies" → "body",
+  "jerks" → "jerk"; "status", "ataxias"/"ataxia" handled, short symbols left alone);
+- :func:`uninvert` — comma-inverted names to natural order ("Dementia, lewy body" → "lewy body
+  dementia");
+- :func:`word_bag` — word order ignored, filler words ("with", "of", "type", …) dropped and
+  "-ing" forms stemmed: "dementia with Lewy bodies" and "Dementia, lewy body" share one bag,
+  so do "tremor at rest" and "resting tremor";
+- :func:`compact` — the key without spaces: "Choreo-athetosis" = "choreoathetosis";
+- :func:`strip_qualifier` — "TOR1A-related", "PLA2G6-associated", "SNCA-linked" → the name;
+- :func:`acronym` — initials of a multi-word name ("Parkinson disease" → "PD"), the form
+  clinicians abbreviate names to; digits at the end are kept ("Parkinson disease 4" → "PD4").
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import unicodedata
+from functools import lru_cache
+from importlib.resources import files
+
+__all__ = [
+    "FILLERS",
+    "GREEK",
+    "acronym",
+    "americanize",
+    "common_words",
+    "compact",
+    "fold",
+    "name_keys",
+    "singular",
+    "stem",
+    "strip_qualifier",
+    "uninvert",
+    "word_bag",
+    "word_key",
+]
+
+GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
+    "η": "eta", "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu",
+    "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
+    "χ": "chi", "ψ": "psi", "ω": "omega",
+}  # fmt: skip
+_ROMAN = {
+    "i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
+    "ix": "9", "x": "10", "xi": "11", "xii": "12",
+}  # fmt: skip
+_POSSESSIVE = re.compile(r"(?<=[a-z0-9])['’]s?(?![a-z0-9])")
+_SEPARATORS = re.compile(r"[^a-z0-9]+")
+#: Words that do not distinguish one name from another when word order is ignored.
+FILLERS = frozenset(
+    {"a", "an", "and", "the", "of", "with", "in", "to", "at", "on", "by", "for", "from", "type",
+     "form", "due"}
+)  # fmt: skip
+_QUALIFIER = re.compile(
+    r"^(?P<name>.+?)[\s-]+(?:related|associated|linked|mediated|positive|negative|"
+    r"deficient|deficiency|mutant|mutated|dependent)$",
+    re.IGNORECASE,
+)
+_NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "sis", "xis", "ps")
+_ASCII_GREEK = re.compile(r"\b([abgd])-(?=[a-z]{4,})")
+_ASCII_GREEK_NAMES = {"a": "alpha", "b": "beta", "g": "gamma", "d": "delta"}
+#: British → American spellings, as (pattern, replacement) on one word.
+_AMERICAN = [
+    (re.compile(r"(?<=[a-z]{3})is(ed|ing|ation|ations|er|ers)$"), r"iz\1"),
+    (re.compile(r"aem"), "em"),
+    (re.compile(r"^oe(?=[a-z]{3})"), "e"),
+    (re.compile(r"(?<=[a-z]{3})oea$"), "ea"),
+    (re.compile(r"(?<=[a-z]{2})our$"), "or"),
+    (re.compile(r"^paed"), "ped"),
+]
+
+
+def fold(text: str) -> str:
+    """Lower-case words separated by single spaces (see the module docstring)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    for letter, name in GREEK.items():
+        folded = folded.replace(letter, f" {name} ")
+    folded = _ASCII_GREEK.sub(lambda m: f"{_ASCII_GREEK_NAMES[m.group(1)]} ", folded)
+    folded = _POSSESSIVE.sub("", folded)
+    words = _SEPARATORS.sub(" ", folded).split()
+    for position, word in enumerate(words):
+        roman = _ROMAN.get(word)
+        if roman and (
+            (position > 0 and words[position - 1] == "type")
+            or (position == len(words) - 1 and position > 0 and word != "i")
+        ):
+            words[position] = roman
+    # "type 2EE" = "2EE", "type A" = "A": the word "type" before a code is dropped
+    return " ".join(
+        w
+        for i, w in enumerate(words)
+        if not (w == "type" and i + 1 < len(words) and _is_code(words[i + 1]))
+    )
+
+
+def _is_code(word: str) -> bool:
+    return any(c.isdigit() for c in word) or len(word) == 1 or word in _ROMAN
+
+
+def americanize(word: str) -> str:
+    """A folded word in American spelling (a few regular British patterns)."""
+    for pattern, replacement in _AMERICAN:
+        word = pattern.sub(replacement, word)
+    return word
+
+
+def stem(word: str) -> str:
+    """ "resting" → "rest": the "-ing" form of a word of seven or more letters."""
+    return word[:-3] if len(word) >= 7 and word.endswith("ing") else word
+
+
+def word_key(word: str) -> str:
+    """One folded word as name keys hold it: American spelling, singular."""
+    return singular(americanize(word))
+
+
+def singular(word: str) -> str:
+    """A folded word's singular form; words of three letters or fewer stay as they are."""
+    if len(word) <= 3 or not word.isalpha() or word.endswith(_NOT_PLURAL):
+        return word
+    if word.endswith("ises"):
+        return word[:-2] + "is"
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def uninvert(text: str) -> str | None:
+    """ "Dementia, lewy body" → "lewy body dementia"; ``None`` without exactly one comma."""
+    head, comma, tail = text.partition(",")
+    if not comma or "," in tail or not head.strip() or not tail.strip():
+        return None
+    return f"{tail.strip()} {head.strip()}"
+
+
+def word_bag(text: str) -> str:
+    """Folded singular words, fillers dropped, sorted: a key that ignores word order."""
+    words = {stem(word_key(w)) for w in fold(text).split() if w not in FILLERS}
+    return " ".join(sorted(words))
+
+
+def compact(key: str) -> str:
+    """A name key without spaces ("choreo athetosis" → "choreoathetosis")."""
+    return key.replace(" ", "")
+
+
+def name_keys(text: str) -> set[str]:
+    """Folded, singular keys of a name and of its un-inverted form."""
+    keys = set()
+    for variant in (text, uninvert(text)):
+        if variant:
+            keys.add(" ".join(word_key(w) for w in fold(variant).split()))
+    keys.discard("")
+    return keys
+
+
+def strip_qualifier(text: str) -> str | None:
+    """ "TOR1A-related" → "TOR1A"; ``None`` when there is no such qualifier."""
+    match = _QUALIFIER.match(text.strip())
+    return match.group("name").strip() if match else None
+
+
+def acronym(name: str) -> str | None:
+    """Initials of a name of two or more words (fillers skipped), with a trailing number kept:
+    "Parkinson disease" → "PD", "dementia with Lewy bodies" → "DLB", "Parkinson disease 4"
+    → "PD4"; ``None`` for one-word names."""
+    words = fold(name).split()
+    number = words.pop() if words and words[-1].isdigit() else ""
+    initials = [w[0] for w in words if w not in FILLERS and w.isalpha()]
+    if len(initials) < 2 or len(initials) > 6:
+        return None
+    return ("".join(initials) + number).upper()
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Everyday English words (``kgrecall/data/common_english.txt.gz``, derived from wordfreq
+    by ``scripts/derive_common_words.py``): entity names that are one of them need context."""
+    data = files("kgrecall") / "data" / "common_english.txt.gz"
+    return frozenset(gzip.decompress(data.read_bytes()).decode("utf-8").split())

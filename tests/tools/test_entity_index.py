@@ -1,0 +1,137 @@
+"""EntityIndex: tiers, symbols, acronyms, protein names through genes, and the minimum score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgrecall.kg import Edge, KGError, KGSchema, NetworkXStore, Node
+from kgrecall.tools import EntityIndex, FulltextIndex, VectorIndex
+
+
+def names_store() -> NetworkXStore:
+    """Names written the way sources write them, with edges giving each node a degree."""
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("G:SNCA", "gene", "SNCA", synonyms=("synuclein alpha", "PARK4", "NACP")),
+            Node("P:SNCA", "protein", "SNCA", synonyms=("P37840",)),
+            Node("G:SET", "gene", "SET"),
+            Node("G:TOR1A", "gene", "TOR1A", synonyms=("DYT1", "torsin family 1 member A")),
+            Node("G:SORT1", "gene", "SORT1", synonyms=("sortilin 1",)),
+            Node("G:ATXN2", "gene", "ATXN2", synonyms=("SCA2",)),
+            Node("D:PD", "disease", "Parkinson disease", synonyms=("paralysis agitans",)),
+            Node("D:PICK", "disease", "Pick disease"),
+            Node("D:PAGET", "disease", "Paget disease"),
+            Node("D:DLB", "disease", "Dementia, lewy body"),
+            Node("D:WILSON", "disease", "Wilson disease"),
+            Node("D:SCA2", "disease", "Spinocerebellar ataxia 2", synonyms=("SCA2",)),
+            Node("D:DYT1", "disease", "Dystonia 1, torsion"),
+            Node("H:OGC", "phenotype", "Oculogyric crisis"),
+            Node("H:DYSTONIA", "phenotype", "Dystonia"),
+            Node("H:TREMOR", "phenotype", "Resting tremor"),
+            Node("H:CHOREO", "phenotype", "Choreoathetosis"),
+        ]
+    )
+    edges = [Edge("G:SNCA", "encodes", "P:SNCA"), Edge("G:ATXN2", "associated_with", "D:SCA2")]
+    edges += [Edge("G:SNCA", "associated_with", "D:PD")]
+    # Parkinson disease is far better connected than the other "PD" diseases
+    edges += [Edge("D:PD", "has_phenotype", p) for p in ("H:OGC", "H:TREMOR", "H:CHOREO")]
+    edges += [Edge("G:TOR1A", "associated_with", d) for d in ("D:PD", "D:PICK", "D:DYT1")]
+    edges += [Edge("G:TOR1A", "has_phenotype", "H:DYSTONIA")]
+    store.add_edges(edges)
+    return store
+
+
+@pytest.fixture(scope="module")
+def index() -> EntityIndex:
+    return EntityIndex(names_store())
+
+
+def best(index: EntityIndex, mention: str, **kwargs: object) -> tuple[str, str] | None:
+    found = index.link(mention, k=1, **kwargs)  # type: ignore[arg-type]
+    return (found[0].id, found[0].match) if found else None
+
+
+@pytest.mark.parametrize(
+    ("mention", "entity", "match"),
+    [
+        ("SNCA", "G:SNCA", "name"),
+        ("P37840", "P:SNCA", "name"),
+        ("G:SNCA", "G:SNCA", "id"),
+        ("Huntington's disease", None, None),  # not in this KG: unlinked, nothing guessed
+        ("Wilson's disease", "D:WILSON", "name"),  # folded: the possessive dropped
+        ("Wilson's", "D:WILSON", "name"),  # a bare possessive eponym → "Wilson disease"
+        ("dementia with Lewy bodies", "D:DLB", "word_order"),
+        ("Lewy body dementia", "D:DLB", "normalized"),  # comma-inverted name
+        ("oculogyric crises", "H:OGC", "normalized"),  # plural
+        ("tremor at rest", "H:TREMOR", "word_order"),
+        ("choreo-athetosis", "H:CHOREO", "compact"),
+        ("DLB", "D:DLB", "acronym"),
+        ("TOR1A-related", "G:TOR1A", "name"),  # qualifier stripped
+        ("TOR1A-related dystonia", "D:DYT1", "gene_qualified"),  # the gene's disease
+        ("SORT1-related dystonia", None, None),  # SORT1 has no such disease
+        ("alpha-synuclein", "G:SNCA", "word_order"),  # "synuclein alpha"
+        ("sortilin", "G:SORT1", "word_order"),  # "sortilin 1"
+        ("DJ1", None, None),
+    ],
+)
+def test_tiers(index: EntityIndex, mention: str, entity: str | None, match: str | None) -> None:
+    assert best(index, mention) == ((entity, match) if entity else None)
+
+
+def test_symbols_match_case_sensitively_unless_they_hold_a_digit(index: EntityIndex) -> None:
+    assert best(index, "SET") == ("G:SET", "name")
+    assert index.lookup("set") == []  # the word
+    assert best(index, "Tor1a") == ("G:TOR1A", "name")  # a digit: mouse-style case is fine
+    assert index.lookup("Fig. 4") == []  # spaces never make a symbol
+
+
+def test_proteins_are_found_by_their_genes_names(index: EntityIndex) -> None:
+    found = index.link("synuclein alpha", node_types={"protein"})
+    assert [e.id for e in found] == ["P:SNCA"]
+    assert "PARK4" in index.names("P:SNCA")
+    with pytest.raises(KGError, match="no entity"):
+        index.names("nope")
+
+
+def test_acronyms_go_to_the_dominant_entity_or_stay_ambiguous(index: EntityIndex) -> None:
+    # "PD": Parkinson disease has ≥ 3× the edges of Pick and Paget disease
+    assert best(index, "PD") == ("D:PD", "acronym")
+    store = names_store()
+    store.add_edges([Edge("G:SET", "associated_with", "D:PICK")] * 1)
+    store.add_edges([Edge("G:SORT1", "associated_with", "D:PICK")])
+    tied = EntityIndex(store).link("PD", k=3)
+    assert [e.id for e in tied][:2] == ["D:PD", "D:PICK"]
+    assert tied[0].score < 0.85 and all(e.match == "acronym" for e in tied)
+
+
+def test_node_types_choose_between_gene_and_disease(index: EntityIndex) -> None:
+    assert {e.id for e in index.link("SCA2")} == {"G:ATXN2", "D:SCA2"}
+    assert best(index, "SCA2", node_types={"disease"}) == ("D:SCA2", "name")
+
+
+def test_minimum_score_refuses_the_nearest_thing(tmp_path: Path) -> None:
+    store = names_store()
+    vector = VectorIndex.for_store(store, tmp_path, progress=False)
+    strict = EntityIndex(store, FulltextIndex(store), vector)
+    assert strict.link("breast cancer") == []
+    nearest = strict.fuzzy("breast cancer", k=1)
+    assert nearest and nearest[0].score < strict.min_score
+    lenient = EntityIndex(store, FulltextIndex(store), vector, min_score=0.0)
+    assert lenient.link("breast cancer") != []
+    # a near-name passes: "Parkinson disease juvenile" shares most words with the name
+    assert strict.link("Parkinson disease juvenile")[0].id == "D:PD"
+
+
+def test_bad_settings_and_versions_are_refused() -> None:
+    store = names_store()
+    with pytest.raises(KGError, match="min_score"):
+        EntityIndex(store, min_score=1.5)
+    other = names_store()
+    other.add_nodes([Node("X", "gene", "XYZ1")])
+    with pytest.raises(KGError, match="another KG version"):
+        EntityIndex(store, FulltextIndex(other))
+    with pytest.raises(KGError, match="k must be"):
+        EntityIndex(store).link("SNCA", k=0)

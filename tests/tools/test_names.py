@@ -1,0 +1,151 @@
+"""Name normalisation: one test per rule, on names as people write them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+
+from kgrecall.tools.names import (
+    acronym,
+    americanize,
+    common_words,
+    compact,
+    fold,
+    name_keys,
+    singular,
+    stem,
+    strip_qualifier,
+    uninvert,
+    word_bag,
+)
+
+
+@pytest.mark.parametrize(
+    ("written", "folded"),
+    [
+        ("Huntington's disease", "huntington disease"),  # possessive
+        ("Huntington’s disease", "huntington disease"),  # typographic apostrophe
+        ("Parkinsons' disease", "parkinsons disease"),
+        ("α-synuclein", "alpha synuclein"),  # Greek letter
+        ("a-synuclein", "alpha synuclein"),  # ASCII Greek prefix
+        ("Charcot–Marie–Tooth", "charcot marie tooth"),  # en dash
+        ("Charcot Marie-Tooth", "charcot marie tooth"),
+        ("Spinocerebellar ataxia type II", "spinocerebellar ataxia 2"),  # Roman, "type" dropped
+        ("Charcot-Marie-Tooth disease type 2EE", "charcot marie tooth disease 2ee"),
+        ("Dystonia 1, torsion", "dystonia 1 torsion"),
+        ("type", "type"),  # "type" alone stays
+        ("Vitamin E deficiency, I", "vitamin e deficiency i"),  # a lone final "I" is a word
+    ],
+)
+def test_fold(written: str, folded: str) -> None:
+    assert fold(written) == folded
+
+
+@pytest.mark.parametrize(
+    ("plural", "single"),
+    [
+        ("crises", "crisis"),
+        ("bodies", "body"),
+        ("jerks", "jerk"),
+        ("legs", "leg"),
+        ("reflexes", "reflex"),
+        ("status", "status"),
+        ("analysis", "analysis"),
+        ("nervous", "nervous"),
+        ("gas", "gas"),  # three letters stay
+    ],
+)
+def test_singular(plural: str, single: str) -> None:
+    assert singular(plural) == single
+
+
+@pytest.mark.parametrize(
+    ("british", "american"),
+    [
+        ("generalised", "generalized"),
+        ("haemorrhage", "hemorrhage"),
+        ("anaemia", "anemia"),
+        ("oedema", "edema"),
+        ("diarrhoea", "diarrhea"),
+        ("tumour", "tumor"),
+        ("paediatric", "pediatric"),
+        ("organisation", "organization"),
+        ("disease", "disease"),  # "-ise" alone is not a British ending
+        ("hour", "hour"),
+    ],
+)
+def test_americanize(british: str, american: str) -> None:
+    assert americanize(british) == american
+
+
+def test_uninvert_comma_names() -> None:
+    assert uninvert("Dementia, lewy body") == "lewy body Dementia"
+    assert uninvert("Spastic paraplegia, ataxia, and impaired intellect") is None
+    assert uninvert("Parkinson disease") is None
+
+
+def test_name_keys_cover_the_inverted_form() -> None:
+    assert name_keys("Dementia, lewy body") == {"dementia lewy body", "lewy body dementia"}
+    assert name_keys("Oculogyric crises") == {"oculogyric crisis"}
+
+
+def test_word_bag_ignores_order_fillers_and_ing_forms() -> None:
+    assert word_bag("dementia with Lewy bodies") == word_bag("Dementia, lewy body")
+    assert word_bag("tremor at rest") == word_bag("Resting tremor")
+    assert word_bag("Parkinson disease type 4") == word_bag("Parkinson disease 4")
+    assert word_bag("Parkinson disease 4") != word_bag("Parkinson disease 14")
+    assert stem("resting") == "rest" and stem("ring") == "ring"
+
+
+def test_compact_joins_words() -> None:
+    assert compact(next(iter(name_keys("Choreo-athetosis")))) == "choreoathetosis"
+
+
+@pytest.mark.parametrize(
+    ("written", "bare"),
+    [
+        ("TOR1A-related", "TOR1A"),
+        ("PLA2G6-associated", "PLA2G6"),
+        ("SNCA linked", "SNCA"),
+        ("PANK2 deficiency", "PANK2"),
+        ("Parkinson disease", None),
+        ("related", None),
+    ],
+)
+def test_strip_qualifier(written: str, bare: str | None) -> None:
+    assert strip_qualifier(written) == bare
+
+
+@pytest.mark.parametrize(
+    ("name", "initials"),
+    [
+        ("Parkinson disease", "PD"),
+        ("dementia with Lewy bodies", "DLB"),
+        ("Parkinson disease 4", "PD4"),
+        ("multiple system atrophy", "MSA"),
+        ("Tremor", None),  # one word
+    ],
+)
+def test_acronym(name: str, initials: str | None) -> None:
+    assert acronym(name) == initials
+
+
+def test_common_words_are_everyday_english_only() -> None:
+    words = common_words()
+    assert 5000 < len(words) < 10000
+    assert {"set", "falls", "fusion", "or"} <= words
+    assert not {"tremor", "ataxia", "dystonia", "parkin", "synuclein"} & words
+
+
+@pytest.mark.slow
+def test_common_words_table_is_what_wordfreq_derives(tmp_path: Path) -> None:
+    """Rederives the bundled table (needs ``pip install wordfreq==3.1.1``)."""
+    pytest.importorskip("wordfreq", reason="wordfreq is needed to rederive the table")
+    script = Path(__file__).parents[2] / "scripts" / "derive_common_words.py"
+    subprocess.run([sys.executable, str(script), str(tmp_path)], check=True)
+    bundled = Path(str(files("kgrecall") / "data" / "common_english.txt.gz")).read_bytes()
+    assert (tmp_path / "common_english.txt.gz").read_bytes() == bundled
