@@ -26,6 +26,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from linking import equivalents  # benchmarks/linking.py: same entity under other records
+
 from kgrecall.agents import PlanningError, QueryService
 from kgrecall.kg import GraphStore
 from kgrecall.tools import execute_sets, parse_query
@@ -183,6 +185,18 @@ def canonical(tree: object) -> object:
     return tree
 
 
+def up_to_records(tree: object, same: dict[str, set[str]]) -> object:
+    """The tree with each anchor replaced by one id of its entity (a disease has an OMIM and
+    an Orphanet record sharing a MONDO id: either is the entity the question names)."""
+    if isinstance(tree, dict):
+        if tree.get("op") == "entity":
+            return {**tree, "id": min(same.get(str(tree["id"]), {str(tree["id"])}))}
+        return {k: up_to_records(v, same) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [up_to_records(v, same) for v in tree]
+    return tree
+
+
 def parts(tree: object, key: str) -> Counter[str]:
     """The multiset of anchors (key "id") or of relation+direction (key "relation")."""
     found: Counter[str] = Counter()
@@ -209,6 +223,7 @@ def main() -> None:
     planner = service.resources("demo").planner
     store = service.resources("demo").store
     items = generate(store, args.per_topology, args.seed)
+    same = equivalents(store)
     planner.plan(items[0].question)  # warm the embedding model
     rows: dict[str, Counter[str]] = {t: Counter() for t in TOPOLOGIES}
     latencies: list[float] = []
@@ -226,6 +241,9 @@ def main() -> None:
         latencies.append((time.perf_counter() - started) * 1000)
         exact = canonical(plan.query) == canonical(item.gold)
         row["exact"] += exact
+        row["exact_up_to_records"] += canonical(up_to_records(plan.query, same)) == canonical(
+            up_to_records(item.gold, same)
+        )
         row["anchors"] += parts(plan.query, "id") == parts(item.gold, "id")
         row["relations"] += parts(plan.query, "relation") == parts(item.gold, "relation")
         row["ambiguous"] += plan.ambiguous
@@ -258,8 +276,14 @@ def markdown(figures: dict[str, object], show: int) -> str:
         f"{float(figures['plan_ms_p50']):.1f} ms, p95 {float(figures['plan_ms_p95']):.1f} ms "  # type: ignore[arg-type]
         "(entity linking included).",
         "",
-        "| topology | n | exact match | target ≥ 0.9 | anchors | relations | failed | ambiguous |",
-        "|---|---|---|---|---|---|---|---|",
+        "Exact match compares anchor ids; *up to records* counts an anchor right when it is "
+        "another record of the same entity (a disease's OMIM and Orphanet records share a "
+        "MONDO id, and since the KG carries MONDO names both answer to them; the planner flags "
+        "such anchors ambiguous).",
+        "",
+        "| topology | n | exact match | target ≥ 0.9 | up to records | anchors | relations "
+        "| failed | ambiguous |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, row in rows.items():
         n = row.get("n", 0) or 1
@@ -267,7 +291,8 @@ def markdown(figures: dict[str, object], show: int) -> str:
         verdict = "met" if exact >= 0.9 else "**missed**"
         lines.append(
             f"| {name} | {row.get('n', 0)} | {exact:.3f} | {verdict} "
-            f"| {row.get('anchors', 0) / n:.3f} | {row.get('relations', 0) / n:.3f} "
+            f"| {row.get('exact_up_to_records', 0) / n:.3f} | {row.get('anchors', 0) / n:.3f} "
+            f"| {row.get('relations', 0) / n:.3f} "
             f"| {row.get('failed', 0)} | {row.get('ambiguous', 0)} |"
         )
     lines += ["", f"First {min(show, len(misses))} of {len(misses)} misses:", ""]

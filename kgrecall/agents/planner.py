@@ -99,6 +99,13 @@ _CONNECTOR = re.compile(
 )
 _AUXILIARY_SUBJECT = re.compile(r"^\s*(?:does|do|did|is|are|can)\s+(.+?)\s*$", re.IGNORECASE)
 _BOTH = re.compile(r"^\s*both\s+", re.IGNORECASE)
+#: Words that make a question ask for what the KG does not say.
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|without|except|excluding|other than|lacks?|lacking|absent)\b"
+    r"|n't\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"\S+")
 _EITHER = re.compile(r"^\s*either\s+", re.IGNORECASE)
 
 
@@ -208,6 +215,7 @@ class OfflinePlanner:
         text = question.strip().rstrip("?.! ").strip()
         if not text:
             raise PlanningError("the question is empty")
+        self.refuse_negation(text)
         reading = copy.copy(self)  # per question: the planner is shared between threads
         reading.anchors, reading.relations = [], []
         body = _LEAD.sub("", text, count=1)
@@ -359,6 +367,32 @@ class OfflinePlanner:
                     best[end] = candidate
         found = best[len(words)]
         return (found[1], found[2]) if found else (None, [])
+
+    def refuse_negation(self, question: str) -> None:
+        """:class:`PlanningError` when the question is negated ("genes NOT associated with
+        X"): a KG lists what is known, not what is ruled out, so the complement of an answer
+        set is not an answer. A negation word inside an entity name ("… with or without
+        aura") is not one."""
+        words = list(_WORD.finditer(question))
+        for match in _NEGATION.finditer(question):
+            if not self._inside_name(question, words, match.start()):
+                raise PlanningError(
+                    f"the question is negated ({match.group(0)!r}): kgrecall answers what the "
+                    "KG links, not what it does not; ask the positive question and compare "
+                    "the answer with your list"
+                )
+
+    def _inside_name(self, text: str, words: list[re.Match[str]], position: int) -> bool:
+        """Whether a run of up to 8 words with the word at ``position`` strictly inside names
+        an entity ("migraine with or without aura"; not "NOT associated", NOT being a gene
+        alias)."""
+        at = next(i for i, w in enumerate(words) if w.end() > position)
+        for start in range(max(0, at - 6), at):
+            for end in range(at + 1, min(len(words), start + 8)):
+                span = text[words[start].start() : words[end].end()].strip(",.;:?!")
+                if self.linker.lookup(span):
+                    return True
+        return False
 
     def _exact(self, mention: str) -> bool:
         """Whether ``mention`` names an entity by its id, a name or a synonym as people write
@@ -557,6 +591,7 @@ class LLMPlanner:
         self.extractor = extractor
 
     def plan(self, question: str) -> QueryPlan:
+        self.offline.refuse_negation(question)  # never planned, by the LLM either
         try:
             return self._plan(question)
         except (LLMError, PlanningError) as error:

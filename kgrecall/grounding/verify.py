@@ -42,9 +42,11 @@ Label = Literal["grounded", "inferred", "ungrounded", "trivial"]
 _ORDER: dict[str, int] = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
 AUTO_LEARNED = "auto_learned"
 
-#: Claim wording → KG relations it asserts (first match wins; from the relation registry).
-PREDICATES: list[tuple[re.Pattern[str], frozenset[str]]] = [
-    (re.compile(pattern, re.IGNORECASE), relations) for pattern, relations in CLAIM_WORDINGS
+#: Claim wording → (KG relations it asserts, whether its subject is the edge's tail); the
+#: first match wins (from the relation registry).
+PREDICATES: list[tuple[re.Pattern[str], frozenset[str], bool]] = [
+    (re.compile(pattern, re.IGNORECASE), relations, inverse)
+    for pattern, relations, inverse in CLAIM_WORDINGS
 ]
 #: Relations that contradict each other on the same pair.
 OPPOSITES: dict[str, frozenset[str]] = {
@@ -172,7 +174,10 @@ class PathVerifier:
         the claim unverifiable, not trivial)."""
         mentioned = list(dict.fromkeys(entities))
         unique = [e for e in mentioned if self.store.has_node(e)]
-        predicate = next((r for pattern, r in PREDICATES if pattern.search(text)), frozenset())
+        predicate, inverse_wording = next(
+            ((r, inverse) for pattern, r, inverse in PREDICATES if pattern.search(text)),
+            (frozenset(), False),
+        )
         negated = NEGATION.search(text) is not None
         if not mentioned:
             return ClaimVerdict("trivial", predicate=predicate, negated=negated)
@@ -185,14 +190,17 @@ class PathVerifier:
             predicate=predicate,
             negated=negated,
         )
-        passive = _PASSIVE.search(text) is not None
+        # "B is inhibited by A" and "dystonia is a symptom of X" name the edge's tail first
+        reversed_wording = (_PASSIVE.search(text) is not None) != inverse_wording
         for pair in pairs:
             if negated and pair.path:
                 verdict.conflicts.append(
                     f"the claim is negated but the KG connects {pair.source} and {pair.target}"
                 )
             if len(pair.path) == 1 and predicate:
-                subject, obj = (pair.target, pair.source) if passive else (pair.source, pair.target)
+                subject, obj = (
+                    (pair.target, pair.source) if reversed_wording else (pair.source, pair.target)
+                )
                 verdict.conflicts.extend(self._relation_conflicts(predicate, subject, obj))
         verdict.confidence = _confidence(verdict)
         return verdict

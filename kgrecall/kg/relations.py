@@ -8,8 +8,10 @@ direction) all read this registry, so a relation added or reworded here reaches 
   phrases (regexes read after an answer-type word, each with a direction hint for relations
   between nodes of one type), plain examples (embedded to match unknown wordings), opposites,
   and whether a claim's wording fixes its direction (subject → object).
-- :data:`CLAIM_WORDINGS` — claim wording → the relations it asserts, in match order (the
-  first match wins, so specific wordings come before general ones).
+- :data:`CLAIM_WORDINGS` — claim wording → the relations it asserts and whether its
+  grammatical subject is the edge's tail ("dystonia is a symptom of X" states X
+  has_phenotype dystonia), in match order (the first match wins, so specific wordings come
+  before general ones).
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CLAIM_WORDINGS", "RELATIONS", "Hint", "Relation", "relation_meanings"]
+__all__ = [
+    "CLAIM_WORDINGS",
+    "RELATIONS",
+    "Hint",
+    "Relation",
+    "relation_meanings",
+]
 
 #: For relations between nodes of one type: does the phrase read head → tail ("forward":
 #: "interacts with X") or tail → head ("inverse": "subtypes of X")?
@@ -148,6 +156,7 @@ _DEFINITIONS = [
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader terms?) of", "forward"),
         ),
         examples=("subtype of", "kind of", "more specific than"),
+        directed_claims=True,
     ),
     Relation(
         "part_of",
@@ -155,6 +164,7 @@ _DEFINITIONS = [
         verb="is part of",
         question_phrases=((r"(?:parts?|components?) of", "inverse"),),
         examples=("part of", "component of"),
+        directed_claims=True,
     ),
     Relation("has_function", "has molecular function"),
     Relation(
@@ -178,6 +188,7 @@ _DEFINITIONS = [
              r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in", None),
         ),
         examples=("has the phenotype", "presents with", "symptoms of", "clinical features of"),
+        directed_claims=True,
     ),
     Relation("requires_tool", "protocol requires tool"),
     Relation("produces_for", "produces input for"),
@@ -192,25 +203,31 @@ _DEFINITIONS = [
 #: The registry, in a stable order (question phrases are tried in this order).
 RELATIONS: dict[str, Relation] = {relation.name: relation for relation in _DEFINITIONS}
 
-#: Claim wording → the relations it asserts (first match wins, specific before general).
-CLAIM_WORDINGS: tuple[tuple[str, frozenset[str]], ...] = (
-    (r"\b(up-?regulat\w*|increas\w*|enhanc\w*|promot\w*|induc\w*)", _UP),
-    (r"\b(down-?regulat\w*|decreas\w*|suppress\w*|reduc\w*|repress\w*)", _DOWN),
-    (r"\b(inhibit\w*|block\w*|antagoni\w*)", frozenset({"inhibits", "negatively_regulates"})),
-    (r"\b(activat\w*|stimulat\w*|agonis\w*)", frozenset({"activates", "positively_regulates"})),
-    (r"\btreat\w*", frozenset({"treats"})),
-    (r"\btarget\w*", frozenset({"targets"})),
-    (r"\bencod\w*", frozenset({"encodes"})),
-    (r"\b(interact\w*|bind\w*|binds)", frozenset({"interacts_with"})),
-    (r"\bexpress\w*", frozenset({"expressed_in"})),
+#: Claim wording → (relations it asserts, whether its subject is the edge's tail); the first
+#: match wins, specific before general.
+CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
+    (r"\b(up-?regulat\w*|increas\w*|enhanc\w*|promot\w*|induc\w*)", _UP, False),
+    (r"\b(down-?regulat\w*|decreas\w*|suppress\w*|reduc\w*|repress\w*)", _DOWN, False),
+    (r"\b(inhibit\w*|block\w*|antagoni\w*)", _DOWN, False),
+    (r"\b(activat\w*|stimulat\w*|agonis\w*)", _UP, False),
+    (r"\btreat\w*", frozenset({"treats"}), False),
+    (r"\btarget\w*", frozenset({"targets"}), False),
+    (r"\bencod\w*", frozenset({"encodes"}), False),
+    (r"\b(interact\w*|bind\w*|binds)", frozenset({"interacts_with"}), False),
+    (r"\bexpress\w*", frozenset({"expressed_in"}), False),
+    # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
+    (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,2}"
+     r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
+     r"|\b(?:is|are|was|were)\s+(?:[a-z]+ly\s+)?(?:seen|observed|found|reported)\s+in\b"
+     r"|\boccurs?\s+in\b", frozenset({"has_phenotype"}), True),
     (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*)",
-     frozenset({"has_phenotype"})),
-    (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"})),
-    (r"\bpart of\b", frozenset({"part_of"})),
-    (r"\b(associat\w*|linked|cause\w*|implicated|risk)", frozenset({"associated_with"})),
+     frozenset({"has_phenotype"}), False),
+    (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"}), False),
+    (r"\bpart of\b", frozenset({"part_of"}), False),
+    (r"\b(associat\w*|linked|cause\w*|implicated|risk)", frozenset({"associated_with"}), False),
     (r"\bregulat\w*",
-     frozenset({"regulates", "positively_regulates", "negatively_regulates"})),
-    (r"\b(is an?|subtype of|kind of|type of)\b", frozenset({"subclass_of"})),
+     frozenset({"regulates", "positively_regulates", "negatively_regulates"}), False),
+    (r"\b(is an?|subtype of|kind of|type of)\b", frozenset({"subclass_of"}), False),
 )  # fmt: skip
 
 

@@ -13,9 +13,10 @@ Each rule is a small function (tested one by one in ``tests/tools/test_names.py`
   "jerks" → "jerk"; "status", "ataxias"/"ataxia" handled, short symbols left alone);
 - :func:`uninvert` — comma-inverted names to natural order ("Dementia, lewy body" → "lewy body
   dementia");
-- :func:`word_bag` — word order ignored, filler words ("with", "of", "type", …) dropped and
-  "-ing" forms stemmed: "dementia with Lewy bodies" and "Dementia, lewy body" share one bag,
-  so do "tremor at rest" and "resting tremor";
+- :func:`word_bag` — word order ignored (every word counted: "A and B" is not a bag of A),
+  filler words ("with", "of", "type", …) dropped and "-ing" forms stemmed: "dementia with
+  Lewy bodies" and "Dementia, lewy body" share one bag, so do "tremor at rest" and "resting
+  tremor";
 - :func:`compact` — the key without spaces: "Choreo-athetosis" = "choreoathetosis";
 - :func:`strip_qualifier` — "TOR1A-related", "PLA2G6-associated", "SNCA-linked" → the name;
 - :func:`acronym` — initials of a multi-word name ("Parkinson disease" → "PD"), the form
@@ -61,8 +62,8 @@ _POSSESSIVE = re.compile(r"(?<=[a-z0-9])['’]s?(?![a-z0-9])")
 _SEPARATORS = re.compile(r"[^a-z0-9]+")
 #: Words that do not distinguish one name from another when word order is ignored.
 FILLERS = frozenset(
-    {"a", "an", "and", "the", "of", "with", "in", "to", "at", "on", "by", "for", "from", "type",
-     "form", "due"}
+    {"a", "an", "the", "of", "with", "in", "to", "at", "on", "by", "for", "from", "type", "form",
+     "due"}
 )  # fmt: skip
 _QUALIFIER = re.compile(
     r"^(?P<name>.+?)[\s-]+(?:related|associated|linked|mediated|positive|negative|"
@@ -152,7 +153,7 @@ def uninvert(text: str) -> str | None:
 
 def word_bag(text: str) -> str:
     """Folded singular words, fillers dropped, sorted: a key that ignores word order."""
-    words = {stem(word_key(w)) for w in fold(text).split() if w not in FILLERS}
+    words = [stem(word_key(w)) for w in fold(text).split() if w not in FILLERS]
     return " ".join(sorted(words))
 
 

@@ -113,3 +113,25 @@ def test_unknown_wording_falls_back_to_relation_embeddings(service: QueryService
     (relation,) = plan.relations
     assert relation.method == "embedding" and relation.phrase == "tied to"
     assert plan.query == project("associated_with", entity(PD4), inverse=True)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which genes are NOT associated with Parkinson disease 8?",
+        "Which genes aren't linked to Parkinson disease 4?",
+        "Diseases without parkinsonism",
+        "Which phenotypes of Parkinson disease 4 never occur in Huntington disease?",
+        "genes associated with Parkinson disease 4 except SNCA",
+    ],
+)
+def test_negated_questions_are_refused(service: QueryService, question: str) -> None:
+    with pytest.raises(PlanningError, match="negated"):
+        service.resources("demo").planner.plan(question)
+
+
+def test_a_negation_word_inside_a_name_is_no_negation(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan(
+        "Which genes are associated with migraine with or without aura, susceptibility to?"
+    )
+    assert plan.anchors and "without" in plan.anchors[0].name

@@ -79,6 +79,29 @@ def test_direction_of_directed_relations(store: NetworkXStore) -> None:
     assert not symmetric.conflicts  # the KG edge is G2 → G1; interaction has no direction
 
 
+@pytest.mark.parametrize(
+    ("claim", "entities", "reversed_claim"),
+    [
+        # P1 (Parkinsonism) subclass_of P0 (Abnormality of movement)
+        ("Parkinsonism is a type of abnormality of movement.", ["P1", "P0"], False),
+        ("Abnormality of movement is a type of parkinsonism.", ["P0", "P1"], True),
+        # D1 (Parkinson disease) has_phenotype P1 (Parkinsonism)
+        ("Parkinson disease presents with parkinsonism.", ["D1", "P1"], False),
+        ("Parkinsonism is a common feature of Parkinson disease.", ["P1", "D1"], False),
+        ("Parkinsonism is seen in Parkinson disease.", ["P1", "D1"], False),
+        ("Parkinson disease is a symptom of parkinsonism.", ["D1", "P1"], True),
+        ("Parkinsonism presents with Parkinson disease.", ["P1", "D1"], True),
+    ],
+)
+def test_direction_of_hierarchy_and_phenotype_claims(
+    store: NetworkXStore, claim: str, entities: list[str], reversed_claim: bool
+) -> None:
+    verdict = PathVerifier(store).verify_claim(claim, entities)
+    assert bool(verdict.conflicts) == reversed_claim, verdict.conflicts
+    if reversed_claim:
+        assert verdict.conflicts[0].startswith("direction: the KG says")
+
+
 def reference_distance(store: NetworkXStore, source: str, target: str, hub: int) -> int | None:
     """Plain one-sided BFS over the undirected KG; hubs may end a path, never carry one."""
     adjacency: dict[str, set[str]] = {}

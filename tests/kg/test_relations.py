@@ -12,7 +12,7 @@ from kgrecall.kg.relations import CLAIM_WORDINGS, RELATIONS
 
 
 def test_every_relation_named_anywhere_is_in_the_registry() -> None:
-    named = {r for _, relations in CLAIM_WORDINGS for r in relations}
+    named = {r for _, relations, _ in CLAIM_WORDINGS for r in relations}
     named |= {r for relation in RELATIONS.values() for r in relation.opposites}
     assert named <= set(RELATIONS)
     assert list(BIOMEDICAL_RELATIONS) == list(RELATIONS)
@@ -42,10 +42,10 @@ def test_planner_writer_and_verifier_read_the_registry() -> None:
         for name, relation in RELATIONS.items()
         for pattern, hint in relation.question_phrases
     }
-    assert synthesis.VERBS == {n: r.verb for n, r in RELATIONS.items() if r.verb}
+    assert {n: r.verb for n, r in RELATIONS.items() if r.verb} == synthesis.VERBS
     # activates and inhibits had drifted out of the writer's table: now every worded relation
     assert {"activates", "inhibits"} <= set(synthesis.VERBS)
-    assert [(p.pattern, r) for p, r in verify.PREDICATES] == list(CLAIM_WORDINGS)
-    assert verify.DIRECTED == {n for n, r in RELATIONS.items() if r.directed_claims}
+    assert [(p.pattern, r, inverse) for p, r, inverse in verify.PREDICATES] == list(CLAIM_WORDINGS)
+    assert {n for n, r in RELATIONS.items() if r.directed_claims} == verify.DIRECTED
     assert verify.OPPOSITES["inhibits"] == RELATIONS["inhibits"].opposites
-    assert verify.GENERIC == {"associated_with"}
+    assert {"associated_with"} == verify.GENERIC

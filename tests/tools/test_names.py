@@ -149,3 +149,9 @@ def test_common_words_table_is_what_wordfreq_derives(tmp_path: Path) -> None:
     subprocess.run([sys.executable, str(script), str(tmp_path)], check=True)
     bundled = Path(str(files("kgrecall") / "data" / "common_english.txt.gz")).read_bytes()
     assert (tmp_path / "common_english.txt.gz").read_bytes() == bundled
+
+
+def test_word_bag_keeps_conjunctions_and_repeats() -> None:
+    # "Isometric tremor and Tremor" lists two names: its bag is not "Isometric tremor"'s
+    assert word_bag("Isometric tremor and Tremor") != word_bag("Isometric tremor")
+    assert word_bag("tremor tremor") != word_bag("tremor")
