@@ -115,7 +115,7 @@ class EntityExtractor:
         self.store = store
         if index is not None and store is not None and index.version != store.version:
             raise KGError("the entity index was built on another KG version")
-        self.index = index if index is not None or store is None else EntityIndex(store)
+        self.index = index if index is not None or store is None else EntityIndex.shared(store)
 
     def extract(self, text: str) -> list[Mention]:
         """Non-overlapping mentions, left to right; identifiers win over names."""

@@ -30,6 +30,8 @@ also found by the names of the genes that encode them (an ``encodes`` edge), so
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
@@ -41,7 +43,8 @@ from kgrecall.kg import GraphStore, KGError, Node, normalize_curie
 from kgrecall.tools.fulltext import FulltextIndex
 from kgrecall.tools.names import (
     FILLERS,
-    acronym,
+    acronym_of_folded,
+    bag_of_folded,
     compact,
     fold,
     name_keys,
@@ -78,6 +81,8 @@ _TIER_SCORE: dict[MatchKind, float] = {
     "gene_qualified": 0.9,
 }
 _QUALIFIER_PENALTY = 0.03
+_SHARED: weakref.WeakKeyDictionary[GraphStore, EntityIndex] = weakref.WeakKeyDictionary()
+_SHARED_LOCK = threading.Lock()
 _ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
@@ -167,6 +172,17 @@ class EntityIndex:
             for name in self._names[position]:
                 self._add_name(position, node, name)
 
+    @classmethod
+    def shared(cls, store: GraphStore) -> EntityIndex:
+        """The name-only index (no fuzzy engines) of ``store``'s current version, built once
+        per store object and version: validators and extractors made for one KG share it."""
+        with _SHARED_LOCK:
+            cached = _SHARED.get(store)
+            if cached is None or cached.version != store.version:
+                cached = cls(store)
+                _SHARED[store] = cached
+            return cached
+
     def _add_name(self, position: int, node: Node, name: str) -> None:
         if not name.strip():
             return
@@ -174,18 +190,19 @@ class EntityIndex:
         if node.type in _SYMBOL_TYPES and is_symbol(name):
             self._symbols[_compact(name)].append(entry)
             return
-        self._tiers["name"][fold(name)].append(entry)
-        for key in name_keys(name):
+        folded = fold(name)
+        self._tiers["name"][folded].append(entry)
+        for key in name_keys(name, folded):
             self._tiers["normalized"][key].append(entry)
             self._tiers["compact"][compact(key)].append(entry)
-        bag = word_bag(name)
+        bag = bag_of_folded(folded.split())
         if " " in bag:  # one-word bags are the normalized key already
             self._tiers["word_order"][bag].append(entry)
         if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
             # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member
             self._tiers["word_order"][word_bag(_FAMILY_MEMBER_ONE.sub("", name))].append(entry)
         if node.type in _ACRONYM_TYPES:
-            initials = acronym(name)
+            initials = acronym_of_folded(folded.split())
             if initials:
                 self._tiers["acronym"][initials].append(entry)
 
@@ -268,7 +285,7 @@ class EntityIndex:
         hits = list(self._tiers["name"].get(folded, []))
         hits += [
             entry
-            for entry in self._symbols.get(_compact(text), [])
+            for entry in self._symbols.get(folded.replace(" ", ""), [])
             if (any(c.isdigit() for c in text) and not any(c.isspace() for c in text))
             or _same_symbol(entry[1], text)
         ]
@@ -281,7 +298,7 @@ class EntityIndex:
         tiers: list[tuple[MatchKind, str]] = [("normalized", key), ("compact", compact(key))]
         if words and words[0] not in FILLERS and words[-1] not in FILLERS:
             # "with X and with" is not a name whose word order differs
-            tiers.append(("word_order", word_bag(text)))
+            tiers.append(("word_order", bag_of_folded(words)))
         for tier, key in tiers:
             found = self._entities(self._tiers[tier].get(key, []), tier, allowed)
             if found:

@@ -35,7 +35,9 @@ __all__ = [
     "FILLERS",
     "GREEK",
     "acronym",
+    "acronym_of_folded",
     "americanize",
+    "bag_of_folded",
     "common_words",
     "compact",
     "fold",
@@ -54,6 +56,7 @@ GREEK = {
     "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
     "χ": "chi", "ψ": "psi", "ω": "omega",
 }  # fmt: skip
+_GREEK_TABLE = {ord(letter): f" {name} " for letter, name in GREEK.items()}
 _ROMAN = {
     "i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
     "ix": "9", "x": "10", "xi": "11", "xii": "12",
@@ -86,9 +89,7 @@ _AMERICAN = [
 
 def fold(text: str) -> str:
     """Lower-case words separated by single spaces (see the module docstring)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    for letter, name in GREEK.items():
-        folded = folded.replace(letter, f" {name} ")
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_GREEK_TABLE)
     folded = _ASCII_GREEK.sub(lambda m: f"{_ASCII_GREEK_NAMES[m.group(1)]} ", folded)
     folded = _POSSESSIVE.sub("", folded)
     words = _SEPARATORS.sub(" ", folded).split()
@@ -123,6 +124,7 @@ def stem(word: str) -> str:
     return word[:-3] if len(word) >= 7 and word.endswith("ing") else word
 
 
+@lru_cache(maxsize=65536)
 def word_key(word: str) -> str:
     """One folded word as name keys hold it: American spelling, singular."""
     return singular(americanize(word))
@@ -153,8 +155,12 @@ def uninvert(text: str) -> str | None:
 
 def word_bag(text: str) -> str:
     """Folded singular words, fillers dropped, sorted: a key that ignores word order."""
-    words = [stem(word_key(w)) for w in fold(text).split() if w not in FILLERS]
-    return " ".join(sorted(words))
+    return bag_of_folded(fold(text).split())
+
+
+def bag_of_folded(words: list[str]) -> str:
+    """:func:`word_bag` of words already folded."""
+    return " ".join(sorted(stem(word_key(w)) for w in words if w not in FILLERS))
 
 
 def compact(key: str) -> str:
@@ -162,12 +168,16 @@ def compact(key: str) -> str:
     return key.replace(" ", "")
 
 
-def name_keys(text: str) -> set[str]:
-    """Folded, singular keys of a name and of its un-inverted form."""
+def name_keys(text: str, folded: str | None = None) -> set[str]:
+    """Folded, singular keys of a name and of its un-inverted form (``folded``: the name
+    already folded, to save folding it again)."""
     keys = set()
-    for variant in (text, uninvert(text)):
-        if variant:
-            keys.add(" ".join(word_key(w) for w in fold(variant).split()))
+    inverted = uninvert(text)
+    for words in (
+        (folded if folded is not None else fold(text)).split(),
+        fold(inverted).split() if inverted else [],
+    ):
+        keys.add(" ".join(word_key(w) for w in words))
     keys.discard("")
     return keys
 
@@ -182,7 +192,12 @@ def acronym(name: str) -> str | None:
     """Initials of a name of two or more words (fillers skipped), with a trailing number kept:
     "Parkinson disease" → "PD", "dementia with Lewy bodies" → "DLB", "Parkinson disease 4"
     → "PD4"; ``None`` for one-word names."""
-    words = fold(name).split()
+    return acronym_of_folded(fold(name).split())
+
+
+def acronym_of_folded(words: list[str]) -> str | None:
+    """:func:`acronym` of a name's folded words."""
+    words = list(words)
     number = words.pop() if words and words[-1].isdigit() else ""
     initials = [w[0] for w in words if w not in FILLERS and w.isalpha()]
     if len(initials) < 2 or len(initials) > 6:

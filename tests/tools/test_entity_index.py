@@ -135,3 +135,12 @@ def test_bad_settings_and_versions_are_refused() -> None:
         EntityIndex(store, FulltextIndex(other))
     with pytest.raises(KGError, match="k must be"):
         EntityIndex(store).link("SNCA", k=0)
+
+
+def test_shared_index_is_built_once_per_store_version() -> None:
+    store = names_store()
+    first = EntityIndex.shared(store)
+    assert EntityIndex.shared(store) is first
+    store.add_nodes([Node("G:NEW", "gene", "NEWG1")])
+    rebuilt = EntityIndex.shared(store)
+    assert rebuilt is not first and best(rebuilt, "NEWG1") == ("G:NEW", "name")
