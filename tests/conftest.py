@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,3 +141,12 @@ def service(demo_home: Path) -> QueryService:
     built = QueryService(demo_home, use_env_llm=False, progress=False)
     built.resources(DEMO_NAME)
     return built
+
+
+@pytest.fixture
+def fresh_demo_home(service: QueryService, demo_home: Path, tmp_path: Path) -> Path:
+    """A workspace of its own holding the demo KG and its vector index (copied from the
+    session's: building the index takes minutes on two cores), no calibration."""
+    home = tmp_path / "home"
+    shutil.copytree(demo_home / "kgs", home / "kgs", ignore=shutil.ignore_patterns("models"))
+    return home

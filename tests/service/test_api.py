@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from kgrecall.agents import QueryService, calibration_store
 from kgrecall.calibration import CalibrationKey
-from kgrecall.kg import DEMO_NAME, KGError, Workspace, build_demo_kg
+from kgrecall.kg import DEMO_NAME, KGError, Workspace
 from kgrecall.service import create_app
 from tests.conftest import PD4_GENES
 from tests.service.conftest import ADMIN_KEY
@@ -139,9 +139,8 @@ def test_admin_routes_need_a_key(client: TestClient, service: QueryService) -> N
         assert local.get("/v1/platform/calibration/x").status_code == 404  # open, no such job
 
 
-def test_calibration_job_runs_in_the_background(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    Workspace(home).save(build_demo_kg(progress=False), DEMO_NAME)
+def test_calibration_job_runs_in_the_background(fresh_demo_home: Path) -> None:
+    home = fresh_demo_home
     service = QueryService(home, use_env_llm=False, progress=False)
     headers = {"X-API-Key": ADMIN_KEY}
     with TestClient(create_app(service, admin_key=ADMIN_KEY)) as client:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from kgrecall.agents import QueryService, calibration_store
 from kgrecall.calibration import NO_PREDICTOR, CalibrationKey
-from kgrecall.kg import DEMO_NAME, KGError, Workspace, build_demo_kg, load_graph
+from kgrecall.kg import DEMO_NAME, KGError, Workspace, load_graph
 from kgrecall.kg.loaders import load_tsv
 from tests.conftest import PD4_GENES
 from tests.service.conftest import free_port
@@ -83,9 +83,8 @@ def test_concurrent_queries_over_loopback(live_server: str, level: str) -> None:
 
 
 @pytest.mark.timeout(600)
-def test_kill_9_during_a_calibration_job_keeps_the_previous_one(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    Workspace(home).save(build_demo_kg(progress=False), DEMO_NAME)
+def test_kill_9_during_a_calibration_job_keeps_the_previous_one(fresh_demo_home: Path) -> None:
+    home = fresh_demo_home
     service = QueryService(home, use_env_llm=False, progress=False)
     records, _ = service.calibrate(topologies=["1p"], alphas=[0.2], queries=60, strata=1,
                                    neural=False, say=lambda _: None)  # fmt: skip
