@@ -23,14 +23,9 @@ import bm25s
 import numpy as np
 
 from kgrecall.kg import GraphStore, KGError
+from kgrecall.tools.names import GREEK
 from kgrecall.tools.results import Candidate, Evidence
 
-GREEK = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
-    "η": "eta", "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu",
-    "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
-    "χ": "chi", "ψ": "psi", "ω": "omega",
-}  # fmt: skip
 _TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9_.:/'+-]*[a-z0-9+])?")
 _PARTS = re.compile(r"[:_./'-]+")
 STOPWORDS = frozenset(
