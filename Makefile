@@ -14,8 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# First run: build the demo KG and calibrate four topologies with the shipped zero-shot
-# ULTRA completion model (no training); all cached, later runs answer in seconds.
+# First run: build the demo KG and calibrate four topologies with the default completion
+# model (zero-shot ULTRA + rules mined from the KG; no training); all cached, later runs
+# answer in seconds.
 demo: setup
 	$(BIN)/kgrecall kg build-demo
 	$(BIN)/kgrecall calibrate --kg demo --topologies 1p,2p,2i,2u --strata 1 --queries 400 --only-missing

@@ -1,6 +1,7 @@
 """Completeness benchmark: calibrated recall against the target, next to the baselines.
 
-    python benchmarks/completeness.py [--datasets umls demo] [--model ultra|RotatE|...]
+    python benchmarks/completeness.py [--datasets umls demo]
+        [--model ultra+rules|ultra|rules|RotatE|...]
         [--calibration-queries 2000] [--test-queries 500] [--budget 150] [--demo-budget 300]
         [--topologies 1p 2p ...]
 
@@ -62,8 +63,14 @@ from kgrecall.calibration import (
 from kgrecall.kg import NetworkXStore, build_demo_kg
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools import TOPOLOGIES, LinkPredictor, TrainingConfig, projections
-from kgrecall.tools.linkpred import CompletionModel, UltraCompletion, evaluate_split
-from kgrecall.tools.linkpred.registry import canonical_name, is_ultra, pretrained
+from kgrecall.tools.linkpred import CompletionModel
+from kgrecall.tools.linkpred.evaluation import evaluate_model_split
+from kgrecall.tools.linkpred.registry import (
+    DEFAULT_MODEL,
+    canonical_name,
+    needs_training,
+    pretrained,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGETS = (0.6, 0.7, 0.8, 0.9)
@@ -82,8 +89,9 @@ ZERO_SHOT_TEST_TRIPLES = 300
 
 
 def model_for(model: str, store: NetworkXStore, budget: float, label: str) -> CompletionModel:
-    """Zero-shot ULTRA as it is, or a KG embedding trained on ``store`` within ``budget``."""
-    if is_ultra(model):
+    """Untrained models (zero-shot ULTRA, rules, ultra+rules) as they are, or a KG embedding
+    trained on ``store`` within ``budget``."""
+    if not needs_training(model):
         return pretrained(model)
     name = canonical_name(model)
     print(f"training {name} on {label} ({store.number_of_edges()} edges, ≤ {budget:.0f} s)")
@@ -222,8 +230,7 @@ def predictor_summary(predictor: CompletionModel, store: NetworkXStore) -> dict[
     if isinstance(predictor, LinkPredictor):
         metrics, seconds = predictor.report.test, predictor.report.seconds
     else:
-        assert isinstance(predictor, UltraCompletion)
-        metrics = evaluate_split(predictor, store, limit=ZERO_SHOT_TEST_TRIPLES)
+        metrics = evaluate_model_split(predictor, store, limit=ZERO_SHOT_TEST_TRIPLES)
         seconds = 0.0
     return {"mrr": metrics.mrr, "hits_at_10": metrics.hits_at_10, "seconds": seconds}
 
@@ -516,7 +523,7 @@ def main() -> None:
     parser.add_argument("--topologies", nargs="+", default=list(TOPOLOGIES))
     parser.add_argument("--calibration-queries", type=int, default=2000)
     parser.add_argument("--test-queries", type=int, default=500)
-    parser.add_argument("--model", default="ultra", help="completion model (registry name)")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="completion model (registry name)")
     parser.add_argument("--budget", type=float, default=150.0)
     parser.add_argument("--demo-budget", type=float, default=300.0)
     parser.add_argument("--seed", type=int, default=0)

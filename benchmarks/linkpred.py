@@ -3,11 +3,14 @@
     python benchmarks/linkpred.py [--datasets umls kinships nations demo] [--demo-budget 600]
                                   [--budget SECONDS]
     python benchmarks/linkpred.py --compare [--datasets ...] [--budget 300] [--threads 1]
+                                  [--models ultra ultra-ft rotate rules ultra+rules]
 
 ``--compare`` puts the completion models of the registry side by side on the same splits:
-ULTRA zero-shot, ULTRA fine-tuned (``--budget`` seconds) and RotatE (``--budget`` seconds),
+ULTRA zero-shot, ULTRA fine-tuned (``--budget`` seconds), RotatE (``--budget`` seconds), the
+path rules mined from the train split and the ``ultra+rules`` ensemble (the default model);
 filtered MRR / Hits@10 overall and per relation, scoring ms per 1,000 triples and per
-all-tails query; writes benchmarks/results/linkpred_models.{md,json}.
+all-tails query; writes benchmarks/results/linkpred_models.{md,json} (rows kept by dataset and
+model, so ``--models`` reruns some of them).
 
 Rows are kept in benchmarks/results/linkpred.json by label (dataset, plus the budget when one
 is set), so runs of single datasets add to the table instead of replacing it.
@@ -32,6 +35,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from kgrecall.kg import NetworkXStore, build_demo_kg
@@ -45,6 +49,7 @@ from kgrecall.tools.linkpred import (
     evaluate_triples,
     fine_tune,
 )
+from kgrecall.tools.linkpred.evaluation import evaluate_completion, graph_of
 from kgrecall.tools.linkpred.predictor import _resolve_splits
 from kgrecall.tools.linkpred.registry import pretrained
 
@@ -227,7 +232,50 @@ def embedding_metrics(
     return overall, per_relation, triples_ms, query_ms
 
 
-def compare(name: str, budget: float) -> list[dict[str, object]]:
+def bound_metrics(
+    model: CompletionModel, store: NetworkXStore, split: dict[str, list[tuple[str, str, str]]]
+) -> tuple[tuple[RankMetrics, dict[str, RankMetrics], float, float], float]:
+    """Metrics through the model's set-level projection (any registered model), and the
+    seconds binding took (rule mining)."""
+    start = time.perf_counter()
+    bound = model.bind(graph_of(store, split["train"]))
+    bind_s = time.perf_counter() - start
+    test = split["test"][:COMPARE_TEST_LIMIT]
+    known = split["train"] + split["valid"] + split["test"]
+    per_relation = {
+        relation: evaluate_completion(bound, [t for t in test if t[1] == relation], known=known)
+        for relation in sorted({t[1] for t in test})
+    }
+    total = sum(m.n_triples for m in per_relation.values())
+
+    def mean(field: str) -> float:
+        return sum(getattr(m, field) * m.n_triples for m in per_relation.values()) / total
+
+    overall = RankMetrics(
+        mean("mrr"), mean("hits_at_1"), mean("hits_at_3"), mean("hits_at_10"), total
+    )
+    position = {entity: i for i, entity in enumerate(bound.entity_ids)}
+
+    def project(head: str, relation: str) -> None:
+        weights = np.zeros(len(bound.entity_ids))
+        weights[position[head]] = 1.0
+        bound.project(weights, relation, inverse=False)
+
+    head, relation, _ = test[0]
+    query_ms = p50_ms(lambda: project(head, relation), repeats=10)
+    pairs = sorted({(h, r) for h, r, _ in test[:1000]})
+    start = time.perf_counter()
+    for h, r in pairs:
+        project(h, r)
+    triples_ms = (time.perf_counter() - start) * 1e3 * 1000 / len(test[:1000])
+    return (overall, per_relation, triples_ms, query_ms), bind_s
+
+
+#: Rows ``--compare`` can produce (``--models``).
+COMPARED_MODELS = ("ultra", "ultra-ft", "rotate", "rules", "ultra+rules")
+
+
+def compare(name: str, budget: float, models: list[str]) -> list[dict[str, object]]:
     store = load(name)
     split = splits_of(store)
     rows: list[dict[str, object]] = []
@@ -249,20 +297,28 @@ def compare(name: str, budget: float) -> list[dict[str, object]]:
         print(f"{name} {label}: MRR {overall.mrr:.3f} H@10 {overall.hits_at_10:.3f}", flush=True)
 
     zero_shot = pretrained("ultra")
-    add("ULTRA 50g zero-shot", zero_shot, 0.0, ultra_metrics(zero_shot, store, split))
-    start = time.perf_counter()
-    tuned = fine_tune(zero_shot, store, budget_s=budget, progress=False)
-    seconds = time.perf_counter() - start
-    add(
-        f"ULTRA 50g fine-tuned ({budget:.0f} s)", tuned, seconds, ultra_metrics(tuned, store, split)
-    )
-    predictor = LinkPredictor.train(store, TrainingConfig(time_budget_s=budget), progress=False)
-    add(
-        f"RotatE ({budget:.0f} s)",
-        predictor,
-        predictor.report.seconds,
-        embedding_metrics(predictor, split),
-    )
+    assert isinstance(zero_shot, UltraCompletion)
+    if "ultra" in models:
+        add("ULTRA 50g zero-shot", zero_shot, 0.0, ultra_metrics(zero_shot, store, split))
+    if "ultra-ft" in models:
+        start = time.perf_counter()
+        tuned = fine_tune(zero_shot, store, budget_s=budget, progress=False)
+        seconds = time.perf_counter() - start
+        label = f"ULTRA 50g fine-tuned ({budget:.0f} s)"
+        add(label, tuned, seconds, ultra_metrics(tuned, store, split))
+    if "rotate" in models:
+        predictor = LinkPredictor.train(store, TrainingConfig(time_budget_s=budget), progress=False)
+        add(
+            f"RotatE ({budget:.0f} s)",
+            predictor,
+            predictor.report.seconds,
+            embedding_metrics(predictor, split),
+        )
+    for key, label in (("rules", "rules (mined at bind)"), ("ultra+rules", "ULTRA 50g + rules")):
+        if key in models:
+            model = pretrained(key)
+            measured, bind_s = bound_metrics(model, store, split)
+            add(label, model, bind_s, measured)
     return rows
 
 
@@ -276,9 +332,10 @@ def write_comparison(rows: list[dict[str, object]]) -> str:
         f"{torch.__version__}, CPU, {torch.get_num_threads()} thread(s). Same split per dataset "
         "(PyKEEN's own; demo KG: seeded 80/10/10); ULTRA conditions on the train split; "
         f"filtered MRR / Hits@10 on both sides of the first {COMPARE_TEST_LIMIT} test triples. "
-        "Fine-tuning and RotatE training share one wall-time budget. ms / 1,000 triples: "
-        "ULTRA runs one all-tails pass per distinct (head, relation), RotatE scores the "
-        "triples directly.",
+        "Fine-tuning and RotatE training share one wall-time budget; for the rules (and the "
+        "ensemble) 'train s' is the rule mining when binding to the train split. ms / 1,000 "
+        "triples: ULTRA, the rules and the ensemble run one all-tails projection per distinct "
+        "(head, relation), RotatE scores the triples directly.",
         "",
         "| dataset | model | train s | MRR | H@10 | test triples | ms / 1,000 triples | "
         "ms / all-tails query |",
@@ -318,6 +375,9 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=None, help="seconds (other datasets)")
     parser.add_argument("--compare", action="store_true", help="ULTRA vs RotatE (see above)")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument(
+        "--models", nargs="+", choices=COMPARED_MODELS, default=list(COMPARED_MODELS)
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if args.compare:
@@ -325,10 +385,13 @@ def main() -> None:
         old = json.loads(stored.read_text()) if stored.exists() else []
         for name in args.datasets:
             print(f"== {name}", file=sys.stderr, flush=True)
-            new = compare(name, args.budget or 300.0)
+            new = compare(name, args.budget or 300.0, args.models)
             for row in new:
                 row["command"] = "python benchmarks/linkpred.py " + " ".join(sys.argv[1:])
-            old = [r for r in old if r["dataset"] != name] + new
+            replaced = {(r["dataset"], r["model"]) for r in new}
+            old = [r for r in old if (r["dataset"], r["model"]) not in replaced] + new
+            order = {"umls": 0, "kinships": 1, "nations": 2, "demo": 3}
+            old.sort(key=lambda r: order.get(str(r["dataset"]), 9))
             stored.write_text(json.dumps(old, indent=1), encoding="utf-8")
         COMPARED.write_text(write_comparison(old), encoding="utf-8")
         print(COMPARED.read_text())

@@ -42,10 +42,16 @@ from kgrecall.tools.linkpred import (
     GO_MRR,
     LinkPredictor,
     TrainingConfig,
+    UltraCompletion,
     evaluate_split,
     fine_tune,
 )
-from kgrecall.tools.linkpred.registry import DEFAULT_MODEL, is_ultra, pretrained
+from kgrecall.tools.linkpred.registry import (
+    DEFAULT_MODEL,
+    ULTRA_MODELS,
+    needs_training,
+    ultra_member,
+)
 
 #: Test triples scored before and after ULTRA fine-tuning (both directions each).
 ULTRA_TEST_LIMIT = 1000
@@ -250,7 +256,9 @@ def train(
     kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
     model: Annotated[
         str,
-        typer.Option(help="ultra (fine-tunes the shipped ULTRA), RotatE, ComplEx, TransE, ..."),
+        typer.Option(
+            help="ultra or ultra+rules (fine-tunes the shipped ULTRA), RotatE, ComplEx, ..."
+        ),
     ] = "RotatE",
     dim: Annotated[int, typer.Option(min=1, help="Embedding dimension.")] = 200,
     max_epochs: Annotated[int, typer.Option(min=1)] = 200,
@@ -267,7 +275,8 @@ def train(
 ) -> None:
     """Train the link predictor on a KG; print filtered test metrics and the go/no-go verdict.
 
-    ``--model ultra`` fine-tunes the shipped ULTRA weights (zero-shot ULTRA needs no training).
+    ``--model ultra`` (or ``ultra+rules``) fine-tunes the shipped ULTRA weights; zero-shot
+    ULTRA and mined rules need no training.
     """
     if loop not in ("auto", "lcwa", "slcwa"):
         raise KGError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
@@ -276,8 +285,12 @@ def train(
         typer.echo(f"KG {kg!r} already has a trained {model} model (retrain without --if-missing)")
         return
     store = workspace.load(kg)
-    if is_ultra(model):
-        _fine_tune_ultra(workspace, store, kg, model, budget_minutes or 10.0, seed)
+    ultra = ultra_member(model)
+    if ultra is not None:
+        _fine_tune_ultra(workspace, store, kg, model, ultra, budget_minutes or 10.0, seed)
+        return
+    if not needs_training(model):
+        typer.echo(f"{model}: nothing to train (its rules are mined whenever the KG is loaded)")
         return
     config = TrainingConfig(
         model=model,
@@ -308,10 +321,17 @@ def train(
 
 
 def _fine_tune_ultra(
-    workspace: Workspace, store: GraphStore, kg: str, model: str, minutes: float, seed: int
+    workspace: Workspace,
+    store: GraphStore,
+    kg: str,
+    model: str,
+    ultra: str,
+    minutes: float,
+    seed: int,
 ) -> None:
-    """Fine-tune the shipped ULTRA on ``store``'s train split; test MRR before and after."""
-    base = pretrained(model)
+    """Fine-tune the shipped ULTRA ``ultra`` (the model ``model`` or its ULTRA member) on
+    ``store``'s train split; test MRR before and after."""
+    base = UltraCompletion.from_pretrained(ULTRA_MODELS[ultra])
     before = evaluate_split(base, store, seed=seed, limit=ULTRA_TEST_LIMIT)
     tuned = fine_tune(base, store, budget_s=minutes * 60, seed=seed)
     after = evaluate_split(tuned, store, seed=seed, limit=ULTRA_TEST_LIMIT)
@@ -376,7 +396,8 @@ def calibrate_command(
     queries: Annotated[int, typer.Option(min=10, help="Calibration queries per topology.")] = 1000,
     strata: Annotated[int, typer.Option(min=1, help="Missingness strata (10–40 % hidden).")] = 3,
     model: Annotated[
-        str, typer.Option(help="The completion model queries will use (ultra: zero-shot).")
+        str,
+        typer.Option(help="The completion model queries will use (ultra+rules: no training)."),
     ] = DEFAULT_MODEL,
     no_neural: Annotated[bool, typer.Option(help="Calibrate retrieval only.")] = False,
     seed: Annotated[int, typer.Option()] = 0,
@@ -490,7 +511,10 @@ def query_command(
         int | None, typer.Option(min=1, help="Keep the best N answers (marked truncated).")
     ] = None,
     model: Annotated[
-        str, typer.Option(help="Completion model: ultra (zero-shot) or a trained one.")
+        str,
+        typer.Option(
+            help="Completion model: ultra+rules, ultra, rules (no training) or a trained one."
+        ),
     ] = DEFAULT_MODEL,
     no_neural: Annotated[bool, typer.Option(help="Never use the link predictor.")] = False,
     home: HomeOption = None,

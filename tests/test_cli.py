@@ -228,3 +228,13 @@ def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) ->
     assert refused.returncode == 2
     assert f"{bad}:2" in refused.stderr and "query" in refused.stderr
     assert not (tmp_path / "nothing.jsonl").exists()
+
+
+def test_train_rules_says_there_is_nothing_to_train(isolated_home: Path) -> None:
+    runner.invoke(app, ["kg", "import", "nations", "--format", "pykeen", "--name", "nations"])
+    result = runner.invoke(app, ["train", "--kg", "nations", "--model", "rules"])
+    assert result.exit_code == 0, result.output
+    assert "rules: nothing to train" in result.output
+    assert not (Workspace(isolated_home).kg_dir("nations") / "models").exists() or not any(
+        (Workspace(isolated_home).kg_dir("nations") / "models").iterdir()
+    )

@@ -48,18 +48,18 @@ from kgrecall.tools import (
     EntityIndex,
     EvidenceTriple,
     FulltextIndex,
-    LinkPredictor,
     QueryNode,
     VectorIndex,
     embed,
     parse_query,
 )
-from kgrecall.tools.linkpred import CompletionModel, UltraCompletion
+from kgrecall.tools.linkpred import CompletionModel
 from kgrecall.tools.linkpred.registry import (
     DEFAULT_MODEL,
     canonical_name,
-    is_ultra,
     load_completion_model,
+    load_like,
+    needs_training,
     refit,
 )
 
@@ -104,9 +104,7 @@ def calibration_predictor(
     name = f"calibration-{key}-{reduced.store.version[:16]}.pt"
     path = workspace.artifact_path(kg, "models", name)
     if path.is_file():
-        if isinstance(deployed, UltraCompletion):
-            return UltraCompletion.load(path)
-        return LinkPredictor.load(path, kg_version=reduced.store.version)
+        return load_like(deployed, path, reduced.store.version)
     say(
         f"the calibration graph hides {reduced.hide_fraction:.0%} of the edges; "
         "the stratum's model must not see them"
@@ -240,9 +238,10 @@ class QueryService:
             return self._agents[kg]
 
     def has_predictor(self, kg: str) -> bool:
-        """Whether ``kg`` has a completion model (zero-shot ULTRA always; a KG embedding once
+        """Whether ``kg`` has a completion model (ULTRA and rules always; a KG embedding once
         ``kgrecall train`` saved one)."""
-        return is_ultra(self.model) or model_path(self.workspace, kg, self.model).is_file()
+        trained = model_path(self.workspace, kg, self.model).is_file()
+        return trained or not needs_training(self.model)
 
     def databases(self) -> list[dict[str, object]]:
         """The workspace's KGs with their size and version (loaded ones from memory)."""

@@ -52,15 +52,44 @@ class CalibrationSet:
 def hide_edges(
     observed: GraphStore, fraction: float, rng: random.Random
 ) -> tuple[NetworkXStore, frozenset[Triple]]:
-    """A copy of ``observed`` without a uniformly drawn ``fraction`` of its edges."""
+    """A copy of ``observed`` without about ``fraction`` of its edges, hidden fact by fact.
+
+    A fact is everything the KG says between two entities: an edge and its reverse partner
+    (``A interacts_with B`` and ``B interacts_with A``, or ``A treats B`` and ``B treated_by
+    A``) go missing together, as they do when the paper behind them was never curated —
+    hiding one and keeping the other would let a model read the answer off the survivor.
+    Facts are drawn uniformly until the hidden edges reach ``fraction`` of all edges.
+    """
     if not 0.0 < fraction < 1.0:
         raise KGError(f"hide fraction must be in (0, 1), got {fraction}")
     edges = sorted(observed.edges(), key=lambda e: e.triple)
-    hidden = frozenset(e.triple for e in rng.sample(edges, round(fraction * len(edges))))
+    facts = _facts([edge.triple for edge in edges])
+    rng.shuffle(facts)
+    wanted = round(fraction * len(edges))
+    chosen: list[Triple] = []
+    for fact in facts:
+        if len(chosen) >= wanted:
+            break
+        chosen.extend(fact)
+    hidden = frozenset(chosen)
     reduced = NetworkXStore(observed.schema, observed.metadata)
     reduced.add_nodes(observed.nodes())
     reduced.add_edges(e for e in edges if e.triple not in hidden)
     return reduced, hidden
+
+
+def _facts(triples: list[Triple]) -> list[list[Triple]]:
+    """The edges grouped into facts: the edges between two entities form one fact when they
+    run both ways (each is the other's reverse partner); one-way edges are a fact each."""
+    by_pair: dict[tuple[str, str], list[Triple]] = {}
+    for triple in triples:
+        head, _, tail = triple
+        by_pair.setdefault((min(head, tail), max(head, tail)), []).append(triple)
+    facts: list[list[Triple]] = []
+    for (low, _), group in by_pair.items():
+        directions = {triple[0] == low for triple in group}
+        facts.extend([group] if len(directions) == 2 else [[triple] for triple in group])
+    return facts
 
 
 @dataclass(frozen=True, slots=True)

@@ -344,6 +344,7 @@ def _record(
         pooled=pooled,
         groups=groups,
         n_queries=settings.n_queries,
+        max_answers=settings.max_answers,
         hide_fractions=[round(f, 4) for f in hide_fractions],
         seed=settings.seed,
         seconds=round(seconds, 3),

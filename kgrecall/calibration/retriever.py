@@ -184,6 +184,15 @@ class CalibratedRetriever:
         group = group_key(self.store, query, self.conditioning)
         choice, used_group = found.choice_for(group)
         result = gate.run(query, choice.thresholds_by_depth())
+        if found.max_answers is not None and result.retrieved > found.max_answers:
+            return self._uncalibrated(
+                query,
+                label,
+                target,
+                f"the query already has {result.retrieved} retrieved answers; calibration "
+                f"{found.id} covers queries with ≤ {found.max_answers} answers in the KG "
+                "(recalibrate with a larger max_answers to cover it)",
+            )
         reason = None
         if result.everything:
             reason = (

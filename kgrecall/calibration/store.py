@@ -75,6 +75,10 @@ class Calibration(BaseModel):
     pooled: ThresholdChoice
     groups: dict[str, ThresholdChoice]
     n_queries: int
+    #: Calibration queries had at most this many answers in the observed KG, so the guarantee
+    #: covers queries with at most this many retrieved answers (None: records before the limit
+    #: was stored).
+    max_answers: int | None = None
     hide_fractions: list[float]
     seed: int
     seconds: float
@@ -126,8 +130,11 @@ class Calibration(BaseModel):
             if len(self.hide_fractions) > 1 and choice is self.pooled
             else f"like the simulated ones ({fractions} of edges hidden at random)"
         )
+        limit = (
+            f" with ≤ {self.max_answers} answers in the KG" if self.max_answers is not None else ""
+        )
         return (
-            f"{what} over {over}, calibrated on n={choice.n} synthetic queries of KG "
+            f"{what} over {over}, calibrated on n={choice.n} synthetic queries{limit} of KG "
             f"{self.kg_name} version {self.kg_version[:12]}; assumes new queries are "
             f"exchangeable with them and the KG's gaps are {levels}"
         )

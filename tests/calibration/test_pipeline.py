@@ -113,6 +113,37 @@ def test_calibrated_query_uses_the_stored_thresholds(
     assert strict.completeness.guarantee.startswith("with probability ≥ 0.90")
 
 
+def test_queries_beyond_the_calibrated_answer_count_get_no_guarantee(
+    umls: NetworkXStore,
+    umls_predictor: LinkPredictor,
+    records_store: CalibrationStore,
+    tmp_path: Path,
+) -> None:
+    """Calibration drew only queries with ≤ max_answers answers; that is observable at query
+    time (the retrieved answers), so larger queries are answered without a guarantee."""
+    retriever = CalibratedRetriever(
+        umls, kg_name="umls", predictor=umls_predictor, calibrations=records_store
+    )
+    rng = random.Random(5)
+    query = next(
+        q
+        for q in (sample_query(umls, "1p", rng) for _ in range(200))
+        if len(retriever.gate.run(q).candidates) >= 3
+    )
+    inside = retriever.query(query, level="thorough").completeness
+    record = records_store.get(inside.calibration_id or "")
+    assert record is not None and record.max_answers == 100
+    assert "queries with ≤ 100 answers in the KG" in inside.guarantee
+    narrow = SQLiteCalibrationStore(tmp_path / "narrow.sqlite")
+    narrow.save([record.model_copy(update={"max_answers": 2})])
+    outside = CalibratedRetriever(
+        umls, kg_name="umls", predictor=umls_predictor, calibrations=narrow
+    ).query(query, level="thorough")
+    assert outside.completeness.guarantee.startswith("none: the query already has")
+    assert "covers queries with ≤ 2 answers" in outside.completeness.guarantee
+    assert outside.completeness.estimated_recall is None
+
+
 def test_mondrian_groups_are_used_when_calibrated(
     umls: NetworkXStore, umls_predictor: LinkPredictor, records_store: CalibrationStore
 ) -> None:

@@ -25,9 +25,10 @@ from kgrecall.tools.linkpred import (
 from kgrecall.tools.linkpred.registry import (
     DEFAULT_MODEL,
     canonical_name,
-    is_ultra,
     load_completion_model,
+    load_like,
     model_names,
+    needs_training,
     pretrained,
     refit,
 )
@@ -41,7 +42,7 @@ def nations() -> NetworkXStore:
 def ready(name: str, store: NetworkXStore, tmp_path: Path) -> CompletionModel:
     """The registered model ``name`` usable on ``store`` (KG embeddings: 2 quick epochs)."""
     path = tmp_path / f"{canonical_name(name).lower()}.pt"
-    if not is_ultra(name):
+    if needs_training(name):
         assert load_completion_model(name, path, store) is None  # nothing trained yet
         config = TrainingConfig(model=name, embedding_dim=16, max_epochs=2, eval_every=1)
         LinkPredictor.train(store, config, progress=False).save(path)
@@ -69,11 +70,7 @@ def test_every_registered_model_honours_the_contract(
         assert scores.max() > 0
     assert not bound.project(np.zeros(n), relation, inverse=False).any()  # empty set: nothing
     saved = model.save(tmp_path / "again.pt")
-    loaded = (
-        UltraCompletion.load(saved)
-        if isinstance(model, UltraCompletion)
-        else LinkPredictor.load(saved, kg_version=nations.version)
-    )
+    loaded = load_like(model, saved, nations.version)
     assert loaded.identifier == model.identifier
     again = loaded.bind(nations).project(weights, relation, inverse=False)
     assert np.allclose(again, bound.project(weights, relation, inverse=False), atol=1e-6)
@@ -95,9 +92,12 @@ def test_refit_never_keeps_the_version_of_another_graph(
 
 
 def test_names_are_case_insensitive_and_unknown_names_list_the_choices() -> None:
-    assert canonical_name("ULTRA") == "ultra" == DEFAULT_MODEL
+    assert canonical_name("ULTRA") == "ultra"
+    assert canonical_name("Ultra+Rules") == "ultra+rules" == DEFAULT_MODEL
     assert canonical_name("rotate") == "RotatE" and canonical_name("Trans-E") == "TransE"
-    with pytest.raises(LinkPredictorError, match="valid: ultra, ultra_50g, ultra_4g, RotatE"):
+    with pytest.raises(
+        LinkPredictorError, match="valid: ultra, ultra_50g, ultra_4g, rules, ultra\\+rules, RotatE"
+    ):
         canonical_name("GPT")
     with pytest.raises(LinkPredictorError, match="no pretrained weights"):
         pretrained("RotatE")

@@ -1,19 +1,20 @@
 """Neural completion: a PyKEEN link predictor with calibrated, fast, inductive-aware scoring."""
 
-from kgrecall.tools.linkpred.base import BoundCompletion, CompletionModel
+from kgrecall.tools.linkpred.base import BoundCompletion, CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
+from kgrecall.tools.linkpred.ensemble import EnsembleBound, EnsembleCompletion
 from kgrecall.tools.linkpred.pairwise import PairwiseBinding, beam_inputs
 from kgrecall.tools.linkpred.predictor import (
     GO_HITS_AT_10,
     GO_MRR,
     SUPPORTED_MODELS,
     LinkPredictor,
-    LinkPredictorError,
     Prediction,
     RankMetrics,
     TrainingConfig,
     TrainingReport,
 )
+from kgrecall.tools.linkpred.rules import Rule, RuleBound, RuleCompletion, RuleSettings
 from kgrecall.tools.linkpred.scoring import FAST_SCORERS
 from kgrecall.tools.linkpred.ultra import (
     ULTRA_CHECKPOINTS,
@@ -36,6 +37,8 @@ __all__ = [
     "VENDORED_CHECKPOINTS",
     "BoundCompletion",
     "CompletionModel",
+    "EnsembleBound",
+    "EnsembleCompletion",
     "FineTuneReport",
     "LinkPredictor",
     "LinkPredictorError",
@@ -43,6 +46,10 @@ __all__ = [
     "PlattScaling",
     "Prediction",
     "RankMetrics",
+    "Rule",
+    "RuleBound",
+    "RuleCompletion",
+    "RuleSettings",
     "TrainingConfig",
     "TrainingReport",
     "UltraBound",

@@ -23,6 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from kgrecall.kg import GraphStore
+from kgrecall.kg.errors import KGError
+
+
+class LinkPredictorError(KGError):
+    """Invalid training data, request or model file; the message names what and where."""
 
 
 class BoundCompletion(ABC):
@@ -36,6 +41,11 @@ class BoundCompletion(ABC):
     @abstractmethod
     def knows(self, relation: str) -> bool:
         """Whether the model can score ``relation`` (and its inverse)."""
+
+    def covers(self, relation: str, *, inverse: bool) -> bool:
+        """Whether the model has something to say about ``relation`` in that direction (an
+        ensemble averages only the members that do); by default, whether it knows it."""
+        return self.knows(relation)
 
     @abstractmethod
     def project(self, weights: np.ndarray, relation: str, *, inverse: bool) -> np.ndarray:
@@ -62,3 +72,16 @@ class CompletionModel(ABC):
     @abstractmethod
     def save(self, path: str | Path) -> Path:
         """Write the model atomically to ``path``; the path written."""
+
+
+def checked_weights(weights: np.ndarray, n_entities: int) -> np.ndarray:
+    """``weights`` as a float array after checking what :meth:`BoundCompletion.project`
+    needs: shape ``(n_entities,)``, finite, in [0, 1]."""
+    values = np.asarray(weights, dtype=np.float64)
+    if values.shape != (n_entities,):
+        raise LinkPredictorError(
+            f"weights must have shape ({n_entities},) (one per entity), got {values.shape}"
+        )
+    if not np.all(np.isfinite(values)) or values.min(initial=0) < 0 or values.max(initial=0) > 1:
+        raise LinkPredictorError("weights must be finite and in [0, 1]")
+    return values

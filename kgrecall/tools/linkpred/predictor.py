@@ -33,8 +33,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from kgrecall.kg import GraphStore, KGError, atomic_write_bytes
-from kgrecall.tools.linkpred.base import CompletionModel
+from kgrecall.kg import GraphStore, atomic_write_bytes
+from kgrecall.tools.linkpred.base import CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
 from kgrecall.tools.linkpred.pairwise import PairwiseBinding
 from kgrecall.tools.linkpred.scoring import (
@@ -63,10 +63,6 @@ LCWA_MAX_ENTITIES = 2_000
 TripleLabels = tuple[str, str, str]
 #: Scores of (anchor, relation) pairs against every entity: shape (batch, n_entities).
 AllTails = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-
-
-class LinkPredictorError(KGError):
-    """Invalid training data, request or model file; the message names what and where."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,17 +1,21 @@
-"""Completion models by name, PyKEEN-style: ``model="ultra"`` or ``model="RotatE"``.
+"""Completion models by name, PyKEEN-style: ``model="ultra+rules"`` or ``model="RotatE"``.
 
-Two families share the :class:`~kgrecall.tools.linkpred.base.CompletionModel` interface:
+Three families share the :class:`~kgrecall.tools.linkpred.base.CompletionModel` interface:
 
 - **ULTRA** (``ultra`` = ``ultra_50g``, ``ultra_4g``): pretrained weights shipped in the
   package; zero-shot on any graph (no training, nothing to redo when the KG changes), or
   fine-tuned on one KG version (``kgrecall train --model ultra``), which is then bound to it.
+- **Path rules** (``rules``): mined from whatever graph the model is bound to; nothing to train.
+- **Ensembles** (``ultra+rules``, the default): ULTRA and the rules averaged; its ULTRA
+  member is fine-tuned and saved like ``ultra``'s.
 - **KG embeddings** (``RotatE``, ``ComplEx``, ``TransE``, ``DistMult``, ``TuckER``): trained
   per KG version with PyKEEN; none exists until ``kgrecall train`` saved one.
 
 :func:`load_completion_model` is what the service uses: the saved model of that name when one
-exists for this KG version, else the zero-shot ULTRA, else None. :func:`refit` is what
-calibration uses: the same recipe on a reduced graph, so that the model scoring a calibration
-stratum has not seen the edges that stratum hides (a zero-shot model is returned unchanged).
+exists for this KG version, else the untrained form (zero-shot ULTRA, rules, their ensemble),
+else None. :func:`refit` is what calibration uses: the same recipe on a reduced graph, so that
+the model scoring a calibration stratum has not seen the edges that stratum hides (a model
+with nothing trained on the KG is returned unchanged).
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kgrecall.kg import GraphStore
-from kgrecall.tools.linkpred.base import CompletionModel
+from kgrecall.tools.linkpred.base import CompletionModel, LinkPredictorError
+from kgrecall.tools.linkpred.ensemble import EnsembleCompletion
 from kgrecall.tools.linkpred.predictor import (
     SUPPORTED_MODELS,
     LinkPredictor,
-    LinkPredictorError,
 )
+from kgrecall.tools.linkpred.rules import RuleCompletion
 from kgrecall.tools.linkpred.ultra import UltraCompletion, fine_tune
 
 #: ULTRA names → the shipped checkpoint each one loads.
@@ -34,19 +39,25 @@ ULTRA_MODELS: dict[str, str] = {
     "ultra_50g": "ultra_50g",
     "ultra_4g": "ultra_4g",
 }
-#: The model the service uses when none is named (see README: why ULTRA).
-DEFAULT_MODEL = "ultra"
+#: Models mined from the bound graph, with nothing to train.
+RULE_MODELS = ("rules",)
+#: Ensembles → (member name, weight) pairs; the first member carries the saved weights.
+ENSEMBLES: dict[str, tuple[tuple[str, float], ...]] = {
+    "ultra+rules": (("ultra", 0.5), ("rules", 0.5)),
+}
+#: The model the service uses when none is named (see README: why ULTRA and rules).
+DEFAULT_MODEL = "ultra+rules"
 
 
 def model_names() -> list[str]:
     """Every name :func:`load_completion_model` accepts."""
-    return [*ULTRA_MODELS, *SUPPORTED_MODELS.values()]
+    return [*ULTRA_MODELS, *RULE_MODELS, *ENSEMBLES, *SUPPORTED_MODELS.values()]
 
 
 def canonical_name(name: str) -> str:
     """The registry's spelling of ``name`` (case-insensitive); a clear error when unknown."""
-    key = name.strip().lower().replace("-", "_")
-    if key in ULTRA_MODELS:
+    key = name.strip().lower().replace("-", "_").replace(" ", "")
+    if key in ULTRA_MODELS or key in RULE_MODELS or key in ENSEMBLES:
         return key
     embedding = SUPPORTED_MODELS.get(key.replace("_", ""))
     if embedding is None:
@@ -61,17 +72,36 @@ def is_ultra(name: str) -> bool:
     return canonical_name(name) in ULTRA_MODELS
 
 
-def pretrained(name: str) -> UltraCompletion:
-    """The zero-shot ULTRA model ``name`` from the checkpoint shipped in the package."""
+def ultra_member(name: str) -> str | None:
+    """The ULTRA model that ``kgrecall train --model name`` fine-tunes, if any."""
     canonical = canonical_name(name)
-    if canonical not in ULTRA_MODELS:
-        raise LinkPredictorError(f"{name!r} has no pretrained weights; train it (kgrecall train)")
-    return UltraCompletion.from_pretrained(ULTRA_MODELS[canonical])
+    if canonical in ULTRA_MODELS:
+        return canonical
+    return next((m for m, _ in ENSEMBLES.get(canonical, ()) if m in ULTRA_MODELS), None)
+
+
+def needs_training(name: str) -> bool:
+    """Whether ``name`` is unusable until ``kgrecall train`` saved it (KG embeddings)."""
+    return canonical_name(name) in SUPPORTED_MODELS.values()
+
+
+def pretrained(name: str) -> CompletionModel:
+    """The untrained form of ``name``: zero-shot ULTRA from the checkpoint shipped in the
+    package, the rule miner, or their ensemble."""
+    canonical = canonical_name(name)
+    if canonical in ULTRA_MODELS:
+        return UltraCompletion.from_pretrained(ULTRA_MODELS[canonical])
+    if canonical in RULE_MODELS:
+        return RuleCompletion()
+    if canonical in ENSEMBLES:
+        members = ENSEMBLES[canonical]
+        return EnsembleCompletion([pretrained(m) for m, _ in members], [w for _, w in members])
+    raise LinkPredictorError(f"{name!r} has no pretrained weights; train it (kgrecall train)")
 
 
 def load_completion_model(name: str, path: Path, store: GraphStore) -> CompletionModel | None:
     """The model ``name`` for ``store``: the one saved at ``path`` (refused when trained on
-    another KG version), else the zero-shot ULTRA for ULTRA names, else None."""
+    another KG version), else its untrained form, else None (a KG embedding not trained)."""
     canonical = canonical_name(name)
     if canonical in ULTRA_MODELS:
         if not path.is_file():
@@ -84,7 +114,30 @@ def load_completion_model(name: str, path: Path, store: GraphStore) -> Completio
                 f"{canonical}) or delete the file to use the zero-shot model"
             )
         return tuned
+    if canonical in RULE_MODELS:
+        return RuleCompletion.load(path) if path.is_file() else RuleCompletion()
+    if canonical in ENSEMBLES:
+        (first, first_weight), *rest = ENSEMBLES[canonical]
+        loaded = load_completion_model(first, path, store)
+        assert loaded is not None  # ULTRA and rules always load
+        members = [loaded, *(pretrained(m) for m, _ in rest)]
+        return EnsembleCompletion(members, [first_weight, *(w for _, w in rest)])
     return LinkPredictor.load(path, kg_version=store.version) if path.is_file() else None
+
+
+def load_like(model: CompletionModel, path: Path, kg_version: str) -> CompletionModel:
+    """A model of ``model``'s kind read back from ``path`` (written by its ``save``) —
+    how calibration reloads the stratum models it cached."""
+    if isinstance(model, UltraCompletion):
+        return UltraCompletion.load(path)
+    if isinstance(model, RuleCompletion):
+        return RuleCompletion.load(path)
+    if isinstance(model, EnsembleCompletion):
+        first = load_like(model.members[0], path, kg_version)
+        return model.with_members([first, *model.members[1:]])
+    if isinstance(model, LinkPredictor):
+        return LinkPredictor.load(path, kg_version=kg_version)
+    raise LinkPredictorError(f"cannot reload a {type(model).__name__}")
 
 
 def refit(
@@ -92,12 +145,14 @@ def refit(
 ) -> CompletionModel:
     """``model``'s recipe applied to ``store`` (a reduced calibration graph).
 
-    Zero-shot models have seen no edge of any KG version and come back unchanged; a
-    fine-tuned ULTRA is fine-tuned again from its pretrained weights for the same wall time;
-    a KG embedding is retrained with its training configuration.
+    Models with nothing trained on the KG come back unchanged; a fine-tuned ULTRA is
+    fine-tuned again from its pretrained weights for the same wall time; a KG embedding is
+    retrained with its training configuration; an ensemble refits its members.
     """
     if model.kg_version is None:
         return model
+    if isinstance(model, EnsembleCompletion):
+        return model.with_members([refit(m, store, say=say) for m in model.members])
     if isinstance(model, UltraCompletion):
         budget = model.report.seconds if model.report else 60.0
         say(f"fine-tuning {model.name} on the reduced graph ({budget:.0f} s)")

@@ -42,9 +42,13 @@ from torch.nn import functional
 from tqdm import tqdm
 
 from kgrecall.kg import GraphStore, atomic_write_bytes
-from kgrecall.tools.linkpred.base import BoundCompletion, CompletionModel
-from kgrecall.tools.linkpred.predictor import (
+from kgrecall.tools.linkpred.base import (
+    BoundCompletion,
+    CompletionModel,
     LinkPredictorError,
+    checked_weights,
+)
+from kgrecall.tools.linkpred.predictor import (
     RankMetrics,
     TrainingConfig,
     _filtered_metrics,
@@ -582,18 +586,8 @@ class UltraBound(BoundCompletion):
         ``relation``: one pass with boundary ``weights ⊗ query``. Weights at or below the
         model's ``set_threshold`` are dropped; an empty set reaches nothing (all zeros)."""
         query = self.relation_index(relation, inverse=inverse)
-        values = np.asarray(weights)
         n = len(self.entity_ids)
-        if values.shape != (n,):
-            raise LinkPredictorError(
-                f"weights must have shape ({n},) (one per entity), got {values.shape}"
-            )
-        if (
-            not np.all(np.isfinite(values))
-            or values.min(initial=0) < 0
-            or values.max(initial=0) > 1
-        ):
-            raise LinkPredictorError("weights must be finite and in [0, 1]")
+        values = checked_weights(weights, n)
         kept = np.where(values > self.model.set_threshold, values, 0.0)
         if not kept.any():
             return np.zeros(n, dtype=np.float32)
