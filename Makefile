@@ -49,13 +49,14 @@ bench: setup
 bench-completeness: setup
 	$(BIN)/python benchmarks/completeness.py --datasets umls demo
 
-# Grounding labels on claims generated from the demo KG (about 30 s).
+# Grounding labels on claims generated from the demo KG and on written reports (about 1 min).
 bench-grounding: setup
 	$(BIN)/python benchmarks/grounding.py
 
-# Planner exact match, ask latency per level, HTTP throughput (after `make demo`; ~5 min).
+# Planner exact match (templated and written questions), ask latency per level, HTTP throughput (after `make demo`; ~5 min).
 bench-agent: setup
 	$(BIN)/python benchmarks/planning.py
+	$(BIN)/python benchmarks/planning_questions.py
 	$(BIN)/python benchmarks/ask_latency.py --questions 60
 	$(BIN)/python benchmarks/service.py --requests 200 --concurrency 50
 

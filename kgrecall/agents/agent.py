@@ -1,7 +1,10 @@
 """The TwoPhaseAgent: a LangGraph ``StateGraph`` plan → execute → synthesize → ground.
 
-Grounding checks the report's findings (the answers section; the lines on how the question
-was read and what is guaranteed are not claims about biology), with spans in the whole report.
+Grounding covers the report's findings (the answers section; the lines on how the question
+was read and what is guaranteed are not claims about biology), with spans in the whole report:
+the evidence sentences carry their label from the evidence itself (a KG edge is grounded, a
+predicted edge inferred), and only prose an LLM wrote (summary, rationales) is checked as
+text by the validator.
 
 Nodes are plain functions over a typed state (``AgentState``); each records its time in
 ``timings``. ``run`` reports each node's name as it finishes (progress for the CLI and for
@@ -21,7 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Checkpointer
 
 from kgrecall.agents.planner import QueryPlan
-from kgrecall.agents.synthesis import FINDINGS_HEADING, llm_synthesis, template_report
+from kgrecall.agents.synthesis import evidence_claims, llm_synthesis, template_report
 from kgrecall.calibration import AnswerPage, CalibratedRetriever
 from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.llm import LLMError
@@ -42,6 +45,8 @@ class AgentState(TypedDict, total=False):
     answer: AnswerPage
     report: str
     synthesis: str
+    #: Passages of the report an LLM wrote (summary, rationales): grounded as text.
+    prose: list[str]
     grounding: GroundingResult | None
     notes: Annotated[list[str], operator.add]
     history: Annotated[list[str], operator.add]
@@ -127,9 +132,11 @@ class TwoPhaseAgent:
             summary=summary,
             rationales=rationales,
         )
+        prose = [summary or "", *(rationales or {}).values()]
         return {
             "report": report,
             "synthesis": how,
+            "prose": [text for text in prose if text.strip()],
             "notes": notes,
             "timings": {"synthesize_ms": _ms(started)},
         }
@@ -138,15 +145,28 @@ class TwoPhaseAgent:
         if not state.get("ground", True):
             return {"grounding": None, "timings": {"ground_ms": 0.0}}
         started = time.perf_counter()
-        report = state["report"]
-        offset = report.find(FINDINGS_HEADING)
-        if offset < 0 or not report[offset + len(FINDINGS_HEADING) :].strip():
+        report, answer = state["report"], state["answer"]
+        claims = evidence_claims(
+            report,
+            answer.answers,
+            self.retriever.store,
+            max_results=state.get("max_results", 50),
+        )
+        notes: list[str] = []
+        position = 0
+        for passage in state.get("prose", []):
+            offset = report.find(passage, position)
+            if offset < 0:
+                continue
+            position = offset + len(passage)
+            checked = self.validator.validate(passage)
+            claims.extend(_shifted(checked, offset).claims)
+            notes.extend(checked.notes)
+        if not claims:
             return {"grounding": None, "timings": {"ground_ms": _ms(started)}}  # no answers
-        grounding = self.validator.validate(report[offset:])
-        return {
-            "grounding": _shifted(grounding, offset),
-            "timings": {"ground_ms": _ms(started)},
-        }
+        claims.sort(key=lambda claim: claim.start)
+        grounding = GroundingResult.of(claims, notes=notes)
+        return {"grounding": grounding, "timings": {"ground_ms": _ms(started)}}
 
     def run(
         self,

@@ -69,12 +69,18 @@ TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
     for p, t in [
         (r"go terms?|biological process(?:es)?|process(?:es)?|go processes", "go_term"),
         (r"genes?", "gene"),
-        (r"proteins?|gene products?", "protein"),
+        (r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?", "protein"),
         (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
         (r"phenotypes?|symptoms?|clinical features?|features?|signs?|manifestations?", "phenotype"),
         (r"drugs?|compounds?|medications?", "drug"),
         (r"pathways?", "pathway"),
     ]
+]
+#: Answer words that fix the direction of a relation between nodes of one type: ligands are
+#: the heads of the KG's ligand → receptor interactions, receptors the tails.
+TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
+    (re.compile(r"ligands?\b", re.IGNORECASE), "inverse"),
+    (re.compile(r"(?:co-?)?receptors?\b", re.IGNORECASE), "forward"),
 ]
 #: Question phrase → (relation, direction hint for relations between nodes of one type),
 #: from the relation registry.
@@ -95,6 +101,20 @@ _LEAD = re.compile(
 _CONNECTOR = re.compile(
     r"^\s*(?:(?:that|which|who|are|is|were|also|both|all|the|(?:have|has)\s+been|known\s+to\s+be|"
     r"reported\s+to\s+be)\s+)*",
+    re.IGNORECASE,
+)
+#: "X is linked to which genes", "X binds what receptors": the question word after the anchor.
+_ANCHOR_FIRST = [
+    re.compile(
+        rf"^(?P<subject>(?!(?:which|what)\b).+?)\s+{aux}(?P<verb>\S.*?)\s+(?P<wh>which|what)\s+"
+        r"(?P<rest>.+)$",
+        re.IGNORECASE,
+    )
+    for aux in (r"(?P<aux>is|are|was|were|does|do|has|have)\s+", "")
+]
+_POSSESSIVE_QUESTION = re.compile(
+    r"^(?:(?:what|which)\s+(?:is|are)\s+)?(?P<anchor>.+?)(?:['’]s)?\s+"
+    r"(?P<type>(?:\w+\s+)?\w+)$",
     re.IGNORECASE,
 )
 _AUXILIARY_SUBJECT = re.compile(r"^\s*(?:does|do|did|is|are|can)\s+(.+?)\s*$", re.IGNORECASE)
@@ -131,7 +151,7 @@ class RelationLink(BaseModel):
     phrase: str
     relation: str
     inverse: bool
-    method: Literal["lexicon", "embedding", "llm"]
+    method: Literal["lexicon", "embedding", "signature", "llm"]
     score: float = 1.0
 
 
@@ -180,7 +200,7 @@ class _Relation:
     name: str
     hint: Hint
     phrase: str
-    method: Literal["lexicon", "embedding"]
+    method: Literal["lexicon", "embedding", "signature"]
     score: float
 
 
@@ -207,6 +227,7 @@ class OfflinePlanner:
         # What one question links, filled on the per-question copy that ``plan`` reads with.
         self.anchors: list[AnchorLink] = []
         self.relations: list[RelationLink] = []
+        self.answer_hint: Hint = None
 
     # -- the grammar -------------------------------------------------------------------------
 
@@ -218,8 +239,14 @@ class OfflinePlanner:
         self.refuse_negation(text)
         reading = copy.copy(self)  # per question: the planner is shared between threads
         reading.anchors, reading.relations = [], []
-        body = _LEAD.sub("", text, count=1)
+        body = _LEAD.sub("", _anchor_first(text), count=1)
+        reading.answer_hint = next((h for p, h in TYPE_HINTS if p.match(body)), None)
         answer_type, rest = self._leading_type(body)
+        possessive = reading._possessive(body)
+        if possessive is not None:
+            return QueryPlan.of(
+                question, possessive, possessive_type(body), reading.anchors, reading.relations
+            )
         opening = self._relation_at_start(body)
         if answer_type is not None and opening is not None:
             rest = body  # "phenotypes of …": the type word is part of the relation phrase
@@ -233,6 +260,26 @@ class OfflinePlanner:
             if match:
                 return node_type, text[match.end() :]
         return None, text
+
+    def _possessive(self, body: str) -> QueryNode | None:
+        """ "SNCA's diseases", "DJ-1 phenotypes", "TrkB's ligands": an anchor and the type of
+        its answers, no relation words — the one KG relation joining the two types."""
+        match = _POSSESSIVE_QUESTION.match(body)
+        if match is None:
+            return None
+        answer_type, rest = self._leading_type(match.group("type"))
+        if answer_type is None or rest.strip() or self._relation_at_start(match.group("type")):
+            return None
+        named = self.linker.lookup(match.group("anchor"))  # a name, never a fuzzy guess
+        if not named:
+            return None
+        try:
+            relation = self._by_signature(
+                _Relation("", None, match.group(0), "signature", 1.0), answer_type, named[0].type
+            )
+        except PlanningError:
+            return None  # no single relation: the grammar below reads it, or says why not
+        return self._project(relation, match.group("anchor"), answer_type)
 
     def _subject_question(
         self,
@@ -467,7 +514,7 @@ class OfflinePlanner:
             (given is None or t == given) and (answer is None or h == answer) for h, t in signatures
         )
         if forward and inverse:
-            return relation.hint == "inverse"
+            return (self.answer_hint or relation.hint) == "inverse"
         if forward or inverse:
             return inverse
         raise PlanningError(
@@ -484,7 +531,13 @@ class OfflinePlanner:
         inner_type: str | None,
         answer_type: str | None,
     ) -> QueryNode:
-        inverse = self._direction(relation, answer_type, inner_type)
+        try:
+            inverse = self._direction(relation, answer_type, inner_type)
+        except PlanningError:
+            # "phenotypes associated with ATP7B": the wording's relation cannot join these
+            # types, the one relation that can is meant
+            relation = self._by_signature(relation, answer_type, inner_type)
+            inverse = self._direction(relation, answer_type, inner_type)
         self.relations.append(
             RelationLink(
                 phrase=relation.phrase,
@@ -495,6 +548,24 @@ class OfflinePlanner:
             )
         )
         return ProjectQuery(relation=relation.name, inverse=inverse, input=inner)
+
+    def _by_signature(
+        self, relation: _Relation, answer: str | None, given: str | None
+    ) -> _Relation:
+        """The only KG relation joining ``given`` and ``answer`` (either way), read in place
+        of a worded relation that cannot; :class:`PlanningError` (the worded relation's) when
+        the types are unknown or several relations could be meant."""
+        joining = sorted(
+            name
+            for name, signatures in self.signatures.items()
+            if answer is not None
+            and given is not None
+            and name != relation.name
+            and ((given, answer) in signatures or (answer, given) in signatures)
+        )
+        if len(joining) != 1:
+            self._direction(relation, answer, given)  # raises, naming the worded relation
+        return _Relation(joining[0], None, relation.phrase, "signature", relation.score)
 
     def _project(
         self,
@@ -659,6 +730,28 @@ class LLMPlanner:
             return next(iter(ends)) if len(ends) == 1 else None
         kinds = {self._check_types(child) for child in node.inputs}
         return kinds.pop() if len(kinds) == 1 else None
+
+
+def possessive_type(body: str) -> str | None:
+    """The answer type a possessive question ("SNCA's diseases") asks for."""
+    match = _POSSESSIVE_QUESTION.match(body)
+    if match is None:
+        return None
+    return next((t for p, t in TYPE_WORDS if p.match(match.group("type"))), None)
+
+
+def _anchor_first(text: str) -> str:
+    """ "Parkinson disease 13 is linked to which genes" → "which genes is Parkinson disease 13
+    linked to", "SNCA causes what diseases" → "what diseases does SNCA causes": the question
+    word moved to the front, so the subject-question grammar reads it."""
+    match = next((m for pattern in _ANCHOR_FIRST if (m := pattern.match(text))), None)
+    if match is None or not any(p.match(match.group("rest")) for p, _ in TYPE_WORDS):
+        return text
+    aux = match.groupdict().get("aux") or "does"
+    return (
+        f"{match.group('wh')} {match.group('rest')} {aux} {match.group('subject')} "
+        f"{match.group('verb')}"
+    )
 
 
 def _combine(children: list[QueryNode], separators: list[str]) -> QueryNode:

@@ -3,8 +3,9 @@
 The template report (default, no LLM) states how the question was read and the completeness
 block in words; then, under ``FINDINGS_HEADING``, a heading per answer (best first; headings
 are not claims) and its evidence written as one sentence per KG edge ("SNCA (NCBIGene:6622)
-is associated with Parkinson disease 4 (OMIM:605543).") so that grounding can check every
-sentence; predicted edges say so ("The link predictor predicts that …"). With an LLM, the
+is associated with Parkinson disease 4 (OMIM:605543).") — grounded from the evidence itself
+(:func:`evidence_claims`), never by re-reading text written from it; predicted edges say so
+("The link predictor predicts that …") and are labelled inferred. With an LLM, the
 model writes a summary and a rationale per answer *from the given answers only*; the result
 is rejected (and the template used, with a note) when it names an answer outside the set or
 mentions, in its summary, an entity of the answer type that is not an answer.
@@ -19,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from kgrecall.agents.planner import QueryPlan
 from kgrecall.calibration import Completeness
-from kgrecall.grounding import EntityExtractor
+from kgrecall.grounding import AssertedPair, ClaimResult, EntityExtractor, EntityMention, Label
 from kgrecall.kg import GraphStore
 from kgrecall.kg.relations import RELATIONS
 from kgrecall.llm import LLMError, structured_call
@@ -102,6 +103,74 @@ def template_report(
         for evidence in candidate.evidence[:1]:
             lines.extend(_sentence(t, store, evidence.kind) for t in evidence.triples)
     return "\n".join(lines) + "\n"
+
+
+def evidence_claims(
+    report: str, candidates: Sequence[Candidate], store: GraphStore, *, max_results: int
+) -> list[ClaimResult]:
+    """The report's evidence sentences as grounding results read from the evidence itself,
+    not re-extracted from the text (that would only find the edges the text was written
+    from): a KG edge is *grounded* with itself as its path, a predicted edge *inferred*
+    (a prediction, not in the KG). Spans point at the sentences ``template_report`` wrote."""
+    claims: list[ClaimResult] = []
+    position = report.find(FINDINGS_HEADING)
+    for candidate in list(candidates)[:max_results]:
+        for evidence in candidate.evidence[:1]:
+            for triple in evidence.triples:
+                sentence = _sentence(triple, store, evidence.kind)
+                start = report.find(sentence, max(position, 0))
+                if start < 0:
+                    continue  # not written (a test double's report): nothing to point at
+                position = start + len(sentence)
+                in_kg = store.get_edge(triple.head, triple.relation, triple.tail) is not None
+                label: Label = "grounded" if in_kg else "inferred"
+                note = (
+                    "read from the answer's evidence: a KG edge"
+                    if in_kg
+                    else "read from the answer's evidence: predicted by the link predictor, "
+                    "not in the KG"
+                )
+                claims.append(
+                    ClaimResult(
+                        text=sentence,
+                        start=start,
+                        end=position,
+                        label=label,
+                        confidence=1.0 if in_kg else round(triple.confidence, 4),
+                        entities=[
+                            _mention(report, start, position, store, entity)
+                            for entity in (triple.head, triple.tail)
+                        ],
+                        evidence=[[triple]],
+                        claimed_relations=[triple.relation],
+                        pairs=[
+                            AssertedPair(
+                                subject=triple.head,
+                                object=triple.tail,
+                                label=label,
+                                claimed_relations=[triple.relation],
+                                note=note,
+                            )
+                        ],
+                        notes=[note],
+                    )
+                )
+    return claims
+
+
+def _mention(report: str, start: int, end: int, store: GraphStore, entity: str) -> EntityMention:
+    """Where ``template_report`` wrote an entity ("Name (id)") inside a sentence."""
+    written = _named(store, entity)
+    at = report.find(written, start, end)
+    at = start if at < 0 else at
+    return EntityMention(
+        text=written,
+        start=at,
+        end=at + len(written),
+        id=entity,
+        kind="curie",
+        in_kg=store.has_node(entity),
+    )
 
 
 def _sentence(triple: EvidenceTriple, store: GraphStore, kind: str) -> str:

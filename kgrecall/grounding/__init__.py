@@ -9,21 +9,17 @@ auto-learning of analysis entities. Depends on :mod:`kgrecall.kg`, :mod:`kgrecal
 """
 
 from kgrecall.grounding.autolearn import LearningReport, auto_learn
-from kgrecall.grounding.claims import (
-    DEFAULT_MAX_CHARS,
-    Claim,
-    check_report,
-    extract_claims,
-    split_conjunctions,
-)
+from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
 from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
 from kgrecall.grounding.llm_claims import (
     ExtractedClaim,
     ExtractedClaims,
     extract_claims_with_llm,
 )
+from kgrecall.grounding.reading import Assertion, read_assertions
 from kgrecall.grounding.validator import (
     ICONS,
+    AssertedPair,
     ClaimResult,
     EntityMention,
     GroundingResult,
@@ -44,6 +40,8 @@ __all__ = [
     "OPPOSITES",
     "PREDICATES",
     "SPECIES",
+    "AssertedPair",
+    "Assertion",
     "Claim",
     "ClaimResult",
     "ClaimVerdict",
@@ -62,5 +60,5 @@ __all__ = [
     "check_report",
     "extract_claims",
     "extract_claims_with_llm",
-    "split_conjunctions",
+    "read_assertions",
 ]

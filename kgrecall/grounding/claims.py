@@ -78,9 +78,6 @@ _LABEL_WORD = re.compile(
 #: Starts only at the first of a run of ``.!?`` (else each dot of "....." would rescan the
 #: run: quadratic), and never gives back what it matched.
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++[\"'(\[]?[A-Z0-9])")
-#: Coordinated subjects split at most this many ways; longer runs stay one claim (each part
-#: repeats the rest of the sentence, so unbounded splitting is quadratic in size).
-MAX_CONJUNCTS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,35 +223,9 @@ def _is_abbreviation(unit: str, stop: int) -> bool:
         return True
     if len(word.group(1)) != 1 or not word.group(1).isupper():
         return False
-    # An initial ("J. Smith"), unless the letter closes a name: "type B.", "deficient, B."
+    # An initial ("J. Smith"), unless the letter closes a name: "type B.", "deficient, B.",
+    # "MSA-C."
+    if word.start() > 0 and unit[word.start() - 1] in "-–/":
+        return False
     before = unit[max(0, word.start() - 12) : word.start()].rstrip()
     return not before.endswith(",") and _LABEL_WORD.search(before) is None
-
-
-_JOINER = re.compile(r"\s*(?:,\s*and|,|and|&|as well as)\s*", re.IGNORECASE)
-_LEAD = re.compile(r"\s*(?:both\s+)?", re.IGNORECASE)
-
-
-def split_conjunctions(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, list[int]]]:
-    """Split coordinated subjects: "X and Y inhibit Z" → ("X inhibit Z", [x, z]),
-    ("Y inhibit Z", [y, z]).
-
-    ``spans`` are the entity mentions of ``text`` in order; the result pairs each sub-claim's
-    text with the indices of the mentions it keeps. Only a run of mentions that opens the
-    sentence, joined by "and", commas or "as well as", and followed by at least one more
-    mention (the object) is split, into at most ``MAX_CONJUNCTS`` claims; anything else is one
-    claim with every mention.
-    """
-    everything = [(text, list(range(len(spans))))]
-    if len(spans) < 3 or not _LEAD.fullmatch(text[: spans[0][0]]):
-        return everything
-    last = 0
-    while last + 1 < len(spans) and _JOINER.fullmatch(text[spans[last][1] : spans[last + 1][0]]):
-        last += 1
-    if last == 0 or last + 1 >= len(spans) or last + 1 > MAX_CONJUNCTS:
-        return everything
-    rest = text[spans[last][1] :]
-    objects = list(range(last + 1, len(spans)))
-    return [
-        (text[start:end] + rest, [i, *objects]) for i, (start, end) in enumerate(spans[: last + 1])
-    ]

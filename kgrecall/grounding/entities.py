@@ -24,14 +24,35 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
+from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
+from kgrecall.kg.loaders.names import read_mesh_terms
 from kgrecall.tools.linking import EntityIndex, LinkedEntity
-from kgrecall.tools.names import common_words
+from kgrecall.tools.names import common_words, fold, word_key
 
-MentionKind = Literal["curie", "uniprot", "kegg", "pdb", "species", "dictionary"]
+MentionKind = Literal[
+    "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
+]
+#: Mentions recognised as terms outside the KG (not by an identifier or a KG name): they take
+#: part in the pairs a claim asserts, never in mere co-mentions.
+WEAK_KINDS = frozenset({"vocabulary", "variant"})
+#: Sequence variants, alleles, haplotypes and repeat expansions: outside any gene/disease KG.
+_VARIANT = re.compile(
+    r"(?<![\w.])(?:"
+    r"[pcgm]\.\(?[A-Z*][a-z]{0,2}\d+(?:_[A-Z][a-z]{0,2}\d+)?(?:[A-Z*][a-z]{0,2}|del|dup|ins|fs)"
+    r"[\w*>]*\)?"  # p.N370S, p.Gly2019Ser, p.(R47H)
+    r"|c\.[-*]?\d+(?:[+-]\d+)?(?:_\d+)?(?:[ACGT]>[ACGT]|del\w*|dup\w*|ins\w*)"  # c.1226A>G
+    r"|(?:Δ|del)[ACGT]{3,}"  # ΔGAG
+    r"|(?:[ACGT]{3,6}|hexanucleotide|dodecamer|octapeptide|pentanucleotide|trinucleotide|"
+    r"polyglutamine)\s+(?:repeats?\s+)?(?:expansions?|insertions?|repeats?|tracts?)"
+    r"|(?:ε|epsilon\s?)[2-4](?:\s+allele)?"  # APOE ε4
+    r"|H[12]\s+haplotype"
+    r")(?![\w])",
+)
 
 _CURIE = re.compile(
     r"\b(GO|HP|MONDO|DOID|CHEBI|NCBITaxon|OMIM|ORPHA|NCBIGene|HGNC|MESH|UBERON|CL)[:_]"
@@ -92,6 +113,23 @@ _GENE_TYPES = frozenset({"gene", "protein"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 8
+#: Longest outside-vocabulary name (in words) tried.
+MAX_OUTSIDE_WORDS = 6
+
+
+@lru_cache(maxsize=1)
+def outside_vocabulary() -> dict[str, str]:
+    """Folded singular name → MeSH id of the drugs, chemicals and anatomical structures of
+    ``kgrecall/data/mesh_terms.tsv.gz`` (see ``kgrecall/data/NAMES.md``)."""
+    vocabulary: dict[str, str] = {}
+    for mesh_id, _category, name in read_mesh_terms():
+        vocabulary.setdefault(_vocabulary_key(name), f"MESH:{mesh_id}")
+    vocabulary.pop("", None)
+    return vocabulary
+
+
+def _vocabulary_key(name: str) -> str:
+    return " ".join(word_key(word) for word in fold(name).split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,17 +157,45 @@ class EntityExtractor:
 
     def extract(self, text: str) -> list[Mention]:
         """Non-overlapping mentions, left to right; identifiers win over names."""
-        taken = _Spans()
+        taken = Spans()
         found = self._identifiers(text, taken)
         if self.index is not None:
-            found.extend(self._dictionary(text, taken, self.index))
+            named = self._dictionary(text, taken, self.index)
+            taken.add_sorted([(m.start, m.end) for m in named])
+            found.extend(named)
+        found.extend(self._outside(text, taken))
         found.sort(key=lambda mention: mention.start)
         return found
+
+    def _outside(self, text: str, taken: Spans) -> list[Mention]:
+        """Drugs, chemicals and anatomical structures the KG does not name (MeSH vocabulary,
+        :func:`outside_vocabulary`), on the text no other mention holds: a claim about one is
+        unverifiable, not about its other mentions. Longest match first."""
+        vocabulary = outside_vocabulary()
+        tokens = list(_TOKEN.finditer(text))
+        mentions: list[Mention] = []
+        position = 0
+        while position < len(tokens):
+            check_deadline()
+            width = 0
+            for size in range(min(MAX_OUTSIDE_WORDS, len(tokens) - position), 0, -1):
+                start, end = tokens[position].start(), tokens[position + size - 1].end()
+                if taken.overlaps(start, end):
+                    continue
+                entity_id = vocabulary.get(_vocabulary_key(text[start:end]))
+                if entity_id is not None and not self._in_kg(entity_id):
+                    mentions.append(
+                        Mention(text[start:end], start, end, entity_id, "vocabulary", False)
+                    )
+                    width = size
+                    break
+            position += max(width, 1)
+        return mentions
 
     def _in_kg(self, entity_id: str) -> bool:
         return self.store is not None and self.store.has_node(entity_id)
 
-    def _identifiers(self, text: str, taken: _Spans) -> list[Mention]:
+    def _identifiers(self, text: str, taken: Spans) -> list[Mention]:
         """Identifier mentions, pattern by pattern: an earlier pattern's mention wins over an
         overlapping later one. ``taken`` ends up holding their spans."""
         mentions: list[Mention] = []
@@ -158,6 +224,7 @@ class EntityExtractor:
             ((m, normalize_curie(f"{m.group(1)}:{m.group(2)}")) for m in _CURIE.finditer(text)),
         )
         yield "species", ((m, SPECIES[m.group(1)]) for m in _SPECIES.finditer(text))
+        yield "variant", ((m, f"variant:{m.group(0)}") for m in _VARIANT.finditer(text))
         yield "kegg", ((m, f"kegg:{m.group(1)}") for m in _KEGG.finditer(text))
         yield (
             "kegg",
@@ -177,7 +244,7 @@ class EntityExtractor:
             ),
         )
 
-    def _dictionary(self, text: str, taken: _Spans, index: EntityIndex) -> list[Mention]:
+    def _dictionary(self, text: str, taken: Spans, index: EntityIndex) -> list[Mention]:
         tokens = [m for m in _TOKEN.finditer(text)]
         defined = self._definitions(text, tokens, index)
         sentences = _Sentences(text)
@@ -200,7 +267,7 @@ class EntityExtractor:
         text: str,
         tokens: list[re.Match[str]],
         position: int,
-        taken: _Spans,
+        taken: Spans,
         index: EntityIndex,
         defined: dict[str, str | None],
         sentences: _Sentences,
@@ -317,28 +384,6 @@ def _in_context(
         by_alias = all(e.matched != e.name for e in genes)
         return (clinical if by_alias else genes)[0]
     return best
-
-
-class _Spans:
-    """Disjoint character spans, sorted: an overlap check is one binary search."""
-
-    def __init__(self) -> None:
-        self._starts: list[int] = []
-        self._ends: list[int] = []
-
-    def overlaps(self, start: int, end: int) -> bool:
-        """Whether ``[start, end)`` overlaps a span held. Only the last span starting before
-        ``end`` can: the spans are disjoint, so every earlier one also ends before it."""
-        before = bisect_left(self._starts, end) - 1
-        return before >= 0 and self._ends[before] > start
-
-    def add_sorted(self, spans: list[tuple[int, int]]) -> None:
-        """Add disjoint spans, sorted and disjoint from those held (a linear merge: sorting
-        two sorted runs is linear)."""
-        if spans:
-            merged = sorted([*zip(self._starts, self._ends, strict=True), *spans])
-            self._starts = [start for start, _ in merged]
-            self._ends = [end for _, end in merged]
 
 
 def _near(text: str, position: int, word: str, window: int = 40) -> bool:

@@ -15,14 +15,8 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
-from kgrecall.grounding.claims import (
-    DEFAULT_MAX_CHARS,
-    Claim,
-    check_report,
-    extract_claims,
-    split_conjunctions,
-)
-from kgrecall.grounding.entities import EntityExtractor, Mention, MentionKind
+from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
+from kgrecall.grounding.entities import WEAK_KINDS, EntityExtractor, Mention, MentionKind
 from kgrecall.grounding.llm_claims import extract_claims_with_llm
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
@@ -50,8 +44,21 @@ class EntityMention(BaseModel):
     in_kg: bool
 
 
+class AssertedPair(BaseModel):
+    """One relation a claim asserts between two of its entities, and what the KG says."""
+
+    subject: str
+    object: str
+    label: Label
+    claimed_relations: list[str] = Field(default_factory=list)
+    negated: bool = False
+    conflict: str | None = None
+    note: str | None = None
+
+
 class ClaimResult(BaseModel):
-    """One claim: label, confidence, evidence chains and what conflicts with it."""
+    """One claim: label, confidence, the pairs it asserts, evidence chains and what
+    conflicts with it."""
 
     text: str
     start: int
@@ -63,6 +70,8 @@ class ClaimResult(BaseModel):
     claimed_relations: list[str] = Field(default_factory=list)
     negated: bool = False
     conflicts: list[str] = Field(default_factory=list)
+    pairs: list[AssertedPair] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
 
 
 class GroundingResult(BaseModel):
@@ -77,6 +86,24 @@ class GroundingResult(BaseModel):
     overall_confidence: float | None
     extraction: Literal["heuristic", "llm"] = "heuristic"
     notes: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        claims: list[ClaimResult],
+        *,
+        extraction: Literal["heuristic", "llm"] = "heuristic",
+        notes: list[str] | None = None,
+    ) -> GroundingResult:
+        """The result for ``claims``: label counts and the mean confidence of the scored ones."""
+        scored = [c.confidence for c in claims if c.confidence is not None]
+        return cls(
+            claims=claims,
+            counts={label: sum(c.label == label for c in claims) for label in ICONS},
+            overall_confidence=round(sum(scored) / len(scored), 4) if scored else None,
+            extraction=extraction,
+            notes=notes or [],
+        )
 
     def to_markdown(self, names: dict[str, str] | None = None) -> str:
         """The annotated report: one block per claim, evidence chains indented under it."""
@@ -105,6 +132,8 @@ class GroundingResult(BaseModel):
             outside = [m.text for m in claim.entities if not m.in_kg]
             if outside:
                 lines.append(f"  - not in the KG: {', '.join(outside)}")
+            for note in claim.notes:
+                lines.append(f"  - note: {note}")
             for conflict in claim.conflicts:
                 lines.append(f"  - ⚡ conflict: {conflict}")
         return "\n".join(lines) + "\n"
@@ -138,33 +167,13 @@ class KGGroundingValidator:
             if not claim.verbatim:
                 results.append(self._rewritten(report, claim))
                 continue
-            # Entities from the raw span, so their offsets are exact in the report.
+            # Entities from the raw span, so their offsets are exact in the report; names
+            # outside the KG stay in, so a pair with one is unverifiable, not dropped.
             raw = report[claim.start : claim.end]
             found = self.extractor.extract(raw)
-            mentions = [m for m in found if m.in_kg]
-            outside = [m for m in found if not m.in_kg]  # listed and counted, never verified
             # Predicates and negation are read outside the names ("X-linked", "Non-…").
-            masked = _mask(raw, found)
-            spans = [(m.start, m.end) for m in mentions]
-            parts = split_conjunctions(raw, spans)
-            wording = split_conjunctions(masked, spans)
-            for (text, kept), (masked_text, _) in zip(parts, wording, strict=True):
-                check_deadline()
-                used = sorted([*(mentions[i] for i in kept), *outside], key=lambda m: m.start)
-                sub_text = (
-                    " ".join(text.replace("|", " ").split()) if len(parts) > 1 else claim.text
-                )
-                results.append(self._result(claim, sub_text, masked_text, used))
-        counts = {label: sum(c.label == label for c in results) for label in ICONS}
-        scored = [c.confidence for c in results if c.confidence is not None]
-        overall = round(sum(scored) / len(scored), 4) if scored else None
-        return GroundingResult(
-            claims=results,
-            counts=counts,
-            overall_confidence=overall,
-            extraction=extraction,
-            notes=notes,
-        )
+            results.append(self._result(claim, _mask(raw, found), found))
+        return GroundingResult.of(results, extraction=extraction, notes=notes)
 
     def _claims(self, report: str) -> tuple[list[Claim], Literal["heuristic", "llm"], list[str]]:
         """Claims by the LLM when one is configured, else (or when it fails) heuristically."""
@@ -187,14 +196,25 @@ class KGGroundingValidator:
             at = source.find(mention.text.casefold())
             start, end = (at, at + len(mention.text)) if at >= 0 else (0, claim.end - claim.start)
             placed.append(replace(mention, start=start, end=end))
-        return self._result(claim, claim.text, _mask(claim.text, found), placed)
+        return self._result(claim, _mask(claim.text, found), found, placed)
 
     def _result(
-        self, claim: Claim, text: str, wording: str, mentions: list[Mention]
+        self,
+        claim: Claim,
+        wording: str,
+        mentions: list[Mention],
+        placed: list[Mention] | None = None,
     ) -> ClaimResult:
-        verdict = self.verifier.verify_claim(wording, [m.entity_id for m in mentions])
+        """A claim's result: ``wording`` is its text with names masked and ``mentions`` are
+        spans in it; ``placed`` the same mentions where they sit in the claim's source
+        sentence (an LLM's claim is not verbatim), else ``mentions``."""
+        verdict = self.verifier.verify_claim(
+            wording,
+            [(m.entity_id, m.start, m.end) for m in mentions],
+            weak=[i for i, m in enumerate(mentions) if m.kind in WEAK_KINDS],
+        )
         return ClaimResult(
-            text=text,
+            text=claim.text,
             start=claim.start,
             end=claim.end,
             label=verdict.label,
@@ -208,7 +228,7 @@ class KGGroundingValidator:
                     kind=m.kind,
                     in_kg=m.in_kg,
                 )
-                for m in mentions
+                for m in (mentions if placed is None else placed)
             ],
             evidence=[
                 [EvidenceTriple.from_edge(edge) for edge in pair.path]
@@ -218,6 +238,19 @@ class KGGroundingValidator:
             claimed_relations=sorted(verdict.predicate),
             negated=verdict.negated,
             conflicts=verdict.conflicts,
+            pairs=[
+                AssertedPair(
+                    subject=pair.source,
+                    object=pair.target,
+                    label=pair.label,
+                    claimed_relations=sorted(pair.relations),
+                    negated=pair.negated,
+                    conflict=pair.conflict,
+                    note=pair.note,
+                )
+                for pair in verdict.pairs
+            ],
+            notes=verdict.notes,
         )
 
 

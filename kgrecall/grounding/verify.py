@@ -1,39 +1,42 @@
-"""Path verification: label a claim by the KG paths between the entities it mentions.
+"""Path verification: label a claim by the KG paths between the entities it asserts about.
 
-For consecutive entity mentions of a claim (in text order) kgrecall searches the KG, ignoring
-direction, for the shortest path of at most ``max_depth`` hops whose *intermediate* nodes are
-not hubs (degree ≥ ``hub_degree``: ontology roots and generic terms connect almost anything,
-so a path through them proves nothing). Labels per pair: **grounded** (1–2 hops),
-**inferred** (3+ hops, or only through hubs), **ungrounded** (no path: unverifiable, not
-false); a claim takes its weakest pair's label. A claim with no biological entity at all is
-**trivial**; one with entities of which fewer than two are in the KG is **ungrounded**
-(nothing to connect).
+For each pair of mentions the claim asserts a relation between (read by
+:mod:`~kgrecall.grounding.reading`: predicates, subjects and objects, clauses) kgrecall searches
+the KG, ignoring direction, for the shortest path of at most ``max_depth`` hops whose
+*intermediate* nodes are not hubs (degree ≥ ``hub_degree``: ontology roots and generic terms
+connect almost anything, so a path through them proves nothing). A gene and the protein it
+encodes count as one end (text names both alike). Labels per pair: **grounded** (1–2 hops),
+**inferred** (3+ hops, or only through hubs), **ungrounded** (no path, or an end the KG does
+not hold: unverifiable, not false); a claim takes its weakest pair's label. A claim with no
+biological entity at all is **trivial**; one with a single entity is **ungrounded** (nothing
+to connect).
 
-Relation awareness: a predicate word in the claim ("inhibits", "activates", "treats",
-"associated with", …) is mapped to KG relations and compared with *every* direct edge between
-the pair. Conflicts (reported, and they cut confidence): the direct edges carry only the
-*opposite* relation (activates vs inhibits, up- vs down-regulation); they carry only other
-relations (the claim says "treats", the KG says "has_phenotype" — "associated with" is generic
-and matches any relation); the claim states a directed relation (inhibits, activates, treats,
-targets, encodes, regulates) against the edge's direction ("B encodes A" when the KG says
-A encodes B; the passive "A is encoded by B" reverses the order); the claim is negated ("does
-not", "no association", "fails to") yet the KG connects the pair. A pair without a direct edge
-(2+ hops) is not checked for relation or direction: the claim may be an indirect statement.
-Edges with provenance ``auto_learned`` never count (no self-grounding).
+Relation awareness, per pair, against *every* direct edge between it. Conflicts (reported,
+and they cut confidence): the direct edges carry only the *opposite* relation (activates vs
+inhibits); they carry only other relations (the claim says "treats", the KG says
+"has_phenotype" — "associated with" is generic and matches any relation); the claim states a
+directed relation (hierarchy, part-of, phenotype, encodes, regulation, targets, treats) against
+the edge's direction ("tremor is a type of resting tremor"; the passive "A is encoded by B" and
+"Y is a symptom of X" name the tail first); the claim denies a relation the KG holds as a
+direct edge. A pair without a direct edge is not checked for relation or direction (the claim
+may be an indirect statement), and denying it is no contradiction: the KG cannot confirm an
+absence, so a denied pair without a direct edge is **ungrounded**. Edges with provenance
+``auto_learned`` never count (no self-grounding).
 
 Confidence (documented rule): base 1.0 (1 hop), 0.85 (2), 0.6 (3), 0.45 (4+), 0.3 (only via
-hubs), 0 (no path); × 1.0 when the predicate matches the first edge's relation, 0.8 when no
-predicate is recognised, 0.6 when it differs from the first edge of a longer path; × 0.2 on
-a conflict.
+hubs), 0 (ungrounded); × 1.0 when the pair's claimed relation matches the first edge's
+relation, 0.8 when the claim names no relation for it, 0.6 when it differs from the first
+edge of a longer path; × 0.2 on a conflict.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from kgrecall.grounding.reading import NEGATION, Assertion, read_assertions
 from kgrecall.kg import Edge, GraphStore
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.relations import CLAIM_WORDINGS, RELATIONS
@@ -56,14 +59,8 @@ OPPOSITES: dict[str, frozenset[str]] = {
 GENERIC = frozenset(name for name, relation in RELATIONS.items() if relation.generic)
 #: Relations whose claim wording fixes a direction (subject → object).
 DIRECTED = frozenset(name for name, relation in RELATIONS.items() if relation.directed_claims)
-_PASSIVE = re.compile(
-    r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?\w+(?:ed|en|d)\s+by\b", re.IGNORECASE
-)
-NEGATION = re.compile(
-    r"\b(not|no|never|none|neither|nor|cannot|fails? to|failed to|lack of|absence of|"
-    r"without|(?:is|are|was|were|does|do|did|has|have)n't)\b",
-    re.IGNORECASE,
-)
+#: Relations whose two ends a claim names alike (a gene and the protein it encodes).
+IDENTITY = frozenset(name for name, relation in RELATIONS.items() if relation.same_name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +73,11 @@ class PairVerdict:
     path: tuple[Edge, ...]
     through_hubs: bool
     conflict: str | None = None
+    #: What the claim says of the pair: its relations (empty: none named) and whether denied.
+    relations: frozenset[str] = frozenset()
+    negated: bool = False
+    #: Why the label is what it is, where the path alone does not say.
+    note: str | None = None
 
 
 @dataclass(slots=True)
@@ -88,6 +90,7 @@ class ClaimVerdict:
     negated: bool = False
     conflicts: list[str] = field(default_factory=list)
     confidence: float | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 class PathVerifier:
@@ -125,22 +128,26 @@ class PathVerifier:
 
     def verify_pair(self, source: str, target: str) -> PairVerdict:
         """Shortest hub-free path (else shortest path through hubs), labelled."""
-        path = self._search(source, target, avoid_hubs=True)
+        sources, targets = self.identities(source), self.identities(target)
+        path = self._search(sources, targets, avoid_hubs=True)
         through_hubs = False
         if path is None:
-            path = self._search(source, target, avoid_hubs=False)
+            path = self._search(sources, targets, avoid_hubs=False)
             through_hubs = path is not None
         if path is None:
             return PairVerdict(source, target, "ungrounded", (), False)
         label: Label = "grounded" if len(path) <= 2 and not through_hubs else "inferred"
         return PairVerdict(source, target, label, path, through_hubs)
 
-    def _search(self, source: str, target: str, *, avoid_hubs: bool) -> tuple[Edge, ...] | None:
+    def _search(
+        self, sources: list[str], targets: list[str], *, avoid_hubs: bool
+    ) -> tuple[Edge, ...] | None:
         """Bidirectional breadth-first search (undirected) for a shortest path of at most
-        ``max_depth`` hops; with ``avoid_hubs`` no hub may be an intermediate node."""
-        if source == target:
+        ``max_depth`` hops from any source to any target; with ``avoid_hubs`` no hub may be an
+        intermediate node."""
+        if set(sources) & set(targets):
             return ()
-        sides = (_Side(source), _Side(target))
+        sides = (_Side(sources), _Side(targets))
         while sides[0].frontier and sides[1].frontier:
             if sides[0].depth + sides[1].depth >= self.max_depth:
                 return None
@@ -150,7 +157,7 @@ class PathVerifier:
             next_frontier: list[str] = []
             for node in grow.frontier:
                 check_deadline()  # a search can visit much of the KG: stop when timed out
-                if node != grow.root and avoid_hubs and self.degree(node) >= self.hub_degree:
+                if node not in grow.roots and avoid_hubs and self.degree(node) >= self.hub_degree:
                     continue  # a hub may end a path, never carry one
                 for neighbour, edge in self._neighbours(node):
                     if neighbour in grow.parents:
@@ -159,7 +166,8 @@ class PathVerifier:
                     next_frontier.append(neighbour)
                     if neighbour in other.parents and (
                         not avoid_hubs
-                        or neighbour in (source, target)
+                        or neighbour in grow.roots
+                        or neighbour in other.roots
                         or self.degree(neighbour) < self.hub_degree
                     ):
                         meetings.append(neighbour)
@@ -169,49 +177,104 @@ class PathVerifier:
                 return sides[0].path_to(meet) + sides[1].path_to(meet)[::-1]
         return None
 
-    def verify_claim(self, text: str, entities: list[str]) -> ClaimVerdict:
-        """Label a claim from its mentioned entity ids (in text order; ids outside the KG make
-        the claim unverifiable, not trivial)."""
-        mentioned = list(dict.fromkeys(entities))
-        unique = [e for e in mentioned if self.store.has_node(e)]
-        predicate, inverse_wording = next(
-            ((r, inverse) for pattern, r, inverse in PREDICATES if pattern.search(text)),
-            (frozenset(), False),
-        )
-        negated = NEGATION.search(text) is not None
-        if not mentioned:
-            return ClaimVerdict("trivial", predicate=predicate, negated=negated)
-        if len(unique) < 2:
-            return ClaimVerdict("ungrounded", predicate=predicate, negated=negated, confidence=0.0)
-        pairs = [self.verify_pair(a, b) for a, b in itertools.pairwise(unique)]
+    def verify_claim(
+        self,
+        text: str,
+        mentions: Sequence[tuple[str, int, int]],
+        weak: Collection[int] = (),
+    ) -> ClaimVerdict:
+        """Label a claim from its mentions ``(entity id, start, end)`` in ``text`` (names
+        masked, see :mod:`~kgrecall.grounding.reading`): each pair the claim asserts is checked
+        for a path, its relation, its direction and its negation; the claim takes its weakest
+        pair's label. Ids outside the KG make a pair unverifiable, not trivial; ``weak``
+        mentions (vocabulary terms) count only in pairs a predicate asserts."""
+        if not mentions:
+            predicate = next((r for pattern, r, _ in PREDICATES if pattern.search(text)), None)
+            negated = NEGATION.search(text) is not None
+            return ClaimVerdict("trivial", predicate=predicate or frozenset(), negated=negated)
+        ids = [entity for entity, _, _ in mentions]
+        assertions = read_assertions(text, [(start, end) for _, start, end in mentions], weak)
+        pairs = [
+            self._assertion(ids[a.subject], ids[a.object], a)
+            for a in assertions
+            if ids[a.subject] != ids[a.object]
+        ]
+        if not pairs:  # one entity (or one named twice): nothing to connect
+            return ClaimVerdict("ungrounded", confidence=0.0)
         verdict = ClaimVerdict(
             min((p.label for p in pairs), key=_ORDER.__getitem__),
             pairs=pairs,
-            predicate=predicate,
-            negated=negated,
+            predicate=frozenset().union(*(p.relations for p in pairs)),
+            negated=any(p.negated for p in pairs),
+            conflicts=[p.conflict for p in pairs if p.conflict],
+            notes=[p.note for p in pairs if p.note and p.negated],  # the rest: entities listed
         )
-        # "B is inhibited by A" and "dystonia is a symptom of X" name the edge's tail first
-        reversed_wording = (_PASSIVE.search(text) is not None) != inverse_wording
-        for pair in pairs:
-            if negated and pair.path:
-                verdict.conflicts.append(
-                    f"the claim is negated but the KG connects {pair.source} and {pair.target}"
-                )
-            if len(pair.path) == 1 and predicate:
-                subject, obj = (
-                    (pair.target, pair.source) if reversed_wording else (pair.source, pair.target)
-                )
-                verdict.conflicts.extend(self._relation_conflicts(predicate, subject, obj))
         verdict.confidence = _confidence(verdict)
         return verdict
 
+    def _assertion(self, subject: str, obj: str, assertion: Assertion) -> PairVerdict:
+        """One asserted pair: path label, then relation, direction and negation against the
+        direct edges (a pair 2+ hops apart may be an indirect statement: not checked)."""
+        claimed, negated = assertion.relations, assertion.negated
+        for entity in (subject, obj):
+            if not self.store.has_node(entity):
+                return PairVerdict(
+                    subject, obj, "ungrounded", (), False, relations=claimed, negated=negated,
+                    note=f"{entity} is not in the KG",
+                )  # fmt: skip
+        found = self.verify_pair(subject, obj)
+        pair = replace(found, relations=claimed, negated=negated)
+        direct = self._direct(subject, obj)
+        if negated:
+            denied = [
+                e for e in direct if not claimed or claimed & GENERIC or e.relation in claimed
+            ]
+            if denied:
+                edge = denied[0]
+                return replace(
+                    pair,
+                    conflict=f"the claim denies it, but the KG says "
+                    f"{edge.head} {edge.relation} {edge.tail}",
+                )
+            return replace(
+                pair,
+                label="ungrounded",
+                note=f"a denial the KG cannot confirm ({subject} and {obj} have no direct edge"
+                + (" of that relation)" if direct else ")"),
+            )
+        if direct and claimed:
+            first, second = (obj, subject) if assertion.inverse else (subject, obj)
+            conflicts = self._relation_conflicts(claimed, first, second)
+            if conflicts:
+                return replace(pair, conflict=conflicts[0])
+        return pair
+
+    def _direct(self, subject: str, obj: str) -> list[Edge]:
+        """Direct edges between the two entities, or between the genes and proteins that stand
+        for them."""
+        ends = set(self.identities(obj))
+        return [
+            edge
+            for entity in self.identities(subject)
+            for edge in self._edges(entity)
+            if (edge.tail if edge.head == entity else edge.head) in ends and edge.head != edge.tail
+        ]
+
+    def identities(self, entity: str) -> list[str]:
+        """``entity`` and the nodes a claim means by the same name: a gene and the protein it
+        encodes (relations the registry marks as naming one entity)."""
+        return [entity] + [
+            other for other, edge in self._neighbours(entity) if edge.relation in IDENTITY
+        ]
+
     def _relation_conflicts(self, claimed: frozenset[str], subject: str, obj: str) -> list[str]:
         """What the direct edges between ``subject`` and ``obj`` say against the claim."""
-        direct = [e for e in self._edges(subject) if obj in (e.head, e.tail) and e.head != e.tail]
+        direct = self._direct(subject, obj)
         relations = {e.relation for e in direct}
         if not direct or claimed & GENERIC or relations & claimed - DIRECTED:
             return []
-        forward = {e.relation for e in direct if e.head == subject}
+        subjects = set(self.identities(subject))
+        forward = {e.relation for e in direct if e.head in subjects}
         if forward & claimed:
             return []
         if relations & claimed:
@@ -235,11 +298,11 @@ def _arrow(edges: list[Edge], relation: str) -> str:
 class _Side:
     """One end of a bidirectional search: what it reached, and how."""
 
-    def __init__(self, root: str) -> None:
-        self.root = root
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = frozenset(roots)
         self.depth = 0
-        self.frontier = [root]
-        self.parents: dict[str, tuple[str, Edge] | None] = {root: None}
+        self.frontier = list(roots)
+        self.parents: dict[str, tuple[str, Edge] | None] = dict.fromkeys(roots)
 
     def path_to(self, node: str) -> tuple[Edge, ...]:
         """Edges from the root to ``node``."""
@@ -257,16 +320,16 @@ def _confidence(verdict: ClaimVerdict) -> float:
     """The documented rule (module docstring), for the claim's weakest pair."""
     weakest = min(verdict.pairs, key=lambda p: (_ORDER[p.label], -len(p.path)))
     hops = len(weakest.path)
-    if not weakest.path:
+    if weakest.label == "ungrounded":
         base = 0.0
     elif weakest.through_hubs:
         base = 0.3
     else:
-        base = {1: 1.0, 2: 0.85, 3: 0.6}.get(hops, 0.45)
+        base = {0: 1.0, 1: 1.0, 2: 0.85, 3: 0.6}.get(hops, 0.45)
     first = weakest.path[0].relation if weakest.path else None
-    if not verdict.predicate:
+    if not weakest.relations:
         factor = 0.8
-    elif first in verdict.predicate:
+    elif first in weakest.relations or not weakest.path:
         factor = 1.0
     else:
         factor = 0.6

@@ -7,7 +7,8 @@ direction) all read this registry, so a relation added or reworded here reaches 
 - :data:`RELATIONS` — per relation a :class:`Relation`: meaning, head-first verb, question
   phrases (regexes read after an answer-type word, each with a direction hint for relations
   between nodes of one type), plain examples (embedded to match unknown wordings), opposites,
-  and whether a claim's wording fixes its direction (subject → object).
+  whether a claim's wording fixes its direction (subject → object), and whether text names
+  both ends alike (gene and protein).
 - :data:`CLAIM_WORDINGS` — claim wording → the relations it asserts and whether its
   grammatical subject is the edge's tail ("dystonia is a symptom of X" states X
   has_phenotype dystonia), in match order (the first match wins, so specific wordings come
@@ -50,6 +51,9 @@ class Relation:
     directed_claims: bool = False
     #: Whether a claim of it says nothing about the kind of link (any direct edge matches).
     generic: bool = False
+    #: Whether text names both ends alike (a gene and its protein: "SNCA" is either), so a
+    #: claim about one holds for the other.
+    same_name: bool = False
 
 
 _UP = frozenset({"positively_regulates", "activates"})
@@ -108,6 +112,7 @@ _DEFINITIONS = [
         ),
         examples=("encodes", "encoded by", "gene product of"),
         directed_claims=True,
+        same_name=True,
     ),
     Relation(
         "expressed_in",
@@ -210,7 +215,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(down-?regulat\w*|decreas\w*|suppress\w*|reduc\w*|repress\w*)", _DOWN, False),
     (r"\b(inhibit\w*|block\w*|antagoni\w*)", _DOWN, False),
     (r"\b(activat\w*|stimulat\w*|agonis\w*)", _UP, False),
-    (r"\btreat\w*", frozenset({"treats"}), False),
+    (r"\b(treat\w*|improv\w*|ameliorat\w*|alleviat\w*|reliev\w*)", frozenset({"treats"}), False),
     (r"\btarget\w*", frozenset({"targets"}), False),
     (r"\bencod\w*", frozenset({"encodes"}), False),
     (r"\b(interact\w*|bind\w*|binds)", frozenset({"interacts_with"}), False),
@@ -227,7 +232,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(associat\w*|linked|cause\w*|implicated|risk)", frozenset({"associated_with"}), False),
     (r"\bregulat\w*",
      frozenset({"regulates", "positively_regulates", "negatively_regulates"}), False),
-    (r"\b(is an?|subtype of|kind of|type of)\b", frozenset({"subclass_of"}), False),
+    (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
+     r"classed as|classified (?:as|under))\b", frozenset({"subclass_of"}), False),
 )  # fmt: skip
 
 

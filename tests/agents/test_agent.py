@@ -33,12 +33,17 @@ def test_ask_end_to_end_offline(service: QueryService) -> None:
         assert tail.head == head.tail and tail.tail == answer.id
         assert store.get_edge(tail.head, "has_phenotype", answer.id) is not None
     assert {t.head for t in response.sources} >= {"NCBIGene:6622"}
-    # The findings of the template report are grounded claim by claim, spans in the report.
+    # The findings carry their labels from the evidence (not re-read from the report): one
+    # claim per evidence edge of the shown answers, each a KG edge, spans in the report.
     grounding = response.grounding
-    assert grounding is not None and grounding.counts["grounded"] == 10
-    assert grounding.counts["ungrounded"] == grounding.counts["inferred"] == 0
+    assert grounding is not None
+    written = [t for answer in response.answers for t in answer.evidence]
+    assert [c.evidence for c in grounding.claims] == [[[t]] for t in written]
+    assert grounding.counts["grounded"] == len(written) == 10
     for claim in grounding.claims:
-        assert response.answer[claim.start : claim.end].startswith(claim.text[:20])
+        assert response.answer[claim.start : claim.end] == claim.text
+        [triple] = claim.evidence[0]
+        assert store.get_edge(triple.head, triple.relation, triple.tail) is not None
     assert set(response.timings) >= {"plan_ms", "execute_ms", "synthesize_ms", "ground_ms"}
 
 

@@ -76,6 +76,40 @@ def test_questions_become_query_trees(
     assert not plan.ambiguous and all(a.score > 0.5 for a in plan.anchors)
 
 
+GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "method"),
+    [
+        # anchor first: the question word after the anchor
+        (
+            "Parkinson disease 4 is linked to which genes?",
+            project("associated_with", entity(PD4), inverse=True),
+            "lexicon",
+        ),
+        # possessive or bare "X phenotypes": the one relation joining the two types
+        ("SNCA's diseases?", project("associated_with", entity(SNCA)), "signature"),
+        ("DJ-1 phenotypes", project("has_phenotype", entity(DJ1)), "signature"),
+        # the wording's relation cannot join gene and phenotype; the one that can is meant
+        (
+            "Which phenotypes are associated with SNCA?",
+            project("has_phenotype", entity(SNCA)),
+            "signature",
+        ),
+        # ligands are the heads of ligand → receptor edges, receptors the tails
+        ("Which receptors does GDNF bind?", project("interacts_with", entity(GDNF)), "lexicon"),
+        ("What ligands bind RET?", project("interacts_with", entity(RET), inverse=True), "lexicon"),
+    ],
+)
+def test_questions_as_people_word_them(
+    service: QueryService, question: str, expected: dict[str, object], method: str
+) -> None:
+    plan = service.resources("demo").planner.plan(question)
+    assert plan.query == expected
+    assert [r.method for r in plan.relations] == [method]
+
+
 def test_ambiguous_anchor_lists_alternatives(service: QueryService) -> None:
     # "PD" is a synonym of more than one Parkinson disease entry: no guess passed off as sure.
     plan = service.resources("demo").planner.plan("Which genes are associated with PD?")

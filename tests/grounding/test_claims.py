@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgrecall.grounding.claims import extract_claims, split_conjunctions
+from kgrecall.grounding.claims import extract_claims
 from kgrecall.kg import KGError
 
 
@@ -18,7 +18,8 @@ def test_sentences_survive_abbreviations_initials_and_dotted_symbols() -> None:
         "Smith et al. showed that Nkx2.1 and p.R1441G matter in 3.5 % of cases. "
         "J. Smith disagrees! Is LRRK2 involved? Yes. It binds WNT2B. DYRK1A is next. "
         "GCH1 causes hyperphenylalaninemia, BH4-deficient, B. It is treatable with vitamin C. "
-        "Mutations were found in hepatitis B. Dr. A. B. Jones agrees."
+        "Mutations were found in hepatitis B. Dr. A. B. Jones agrees. "
+        "COQ2 is associated with MSA-P and MSA-C. MSA-P is a parkinsonian disorder."
     )
     assert texts(report) == [
         "SNCA is associated with Parkinson disease (e.g. PD4, see Fig. 2).",
@@ -32,6 +33,8 @@ def test_sentences_survive_abbreviations_initials_and_dotted_symbols() -> None:
         "It is treatable with vitamin C.",
         "Mutations were found in hepatitis B.",
         "Dr. A. B. Jones agrees.",
+        "COQ2 is associated with MSA-P and MSA-C.",  # a hyphenated letter is no initial
+        "MSA-P is a parkinsonian disorder.",
     ]
 
 
@@ -92,23 +95,3 @@ def test_huge_reports_are_bounded() -> None:
     with pytest.raises(KGError, match="more than the limit"):
         extract_claims(big)
     assert len(extract_claims("SNCA causes Parkinson disease. " * 20_000)) == 20_000
-
-
-def test_conjunction_splitting_of_leading_subjects() -> None:
-    text = "SNCA and LRRK2 inhibit PD."
-    spans = [(0, 4), (9, 14), (23, 25)]
-    assert split_conjunctions(text, spans) == [
-        ("SNCA inhibit PD.", [0, 2]),
-        ("LRRK2 inhibit PD.", [1, 2]),
-    ]
-    three = "Both A1, B2 and C3 bind D4."
-    spans3 = [(5, 7), (9, 11), (16, 18), (24, 26)]
-    assert [t for t, _ in split_conjunctions(three, spans3)] == [
-        "A1 bind D4.",
-        "B2 bind D4.",
-        "C3 bind D4.",
-    ]
-    # No object after the subjects, or subjects not at the start: one claim.
-    assert split_conjunctions("SNCA and LRRK2 interact.", [(0, 4), (9, 14)])[0][1] == [0, 1]
-    unsplit = split_conjunctions("In PD, SNCA and LRRK2 matter.", [(3, 5), (7, 11), (16, 21)])
-    assert unsplit == [("In PD, SNCA and LRRK2 matter.", [0, 1, 2])]

@@ -13,8 +13,9 @@ from collections.abc import Callable
 import pytest
 
 from kgrecall.grounding import KGGroundingValidator
-from kgrecall.grounding.claims import MAX_CONJUNCTS, extract_claims, split_conjunctions
+from kgrecall.grounding.claims import extract_claims
 from kgrecall.grounding.entities import EntityExtractor
+from kgrecall.grounding.reading import MAX_RUN, read_assertions
 from kgrecall.kg import NetworkXStore
 from kgrecall.kg.deadline import DeadlineExceededError, deadline
 from tests.conftest import small_store
@@ -108,12 +109,13 @@ def coordinated(subjects: int) -> tuple[str, list[tuple[int, int]]]:
     return text, [*spans, (len(text) - 2, len(text))]
 
 
-def test_conjunction_splitting_is_bounded() -> None:
-    """Each split claim repeats the rest of the sentence: past MAX_CONJUNCTS subjects the
-    sentence stays one claim, so the output cannot grow quadratically."""
-    assert len(split_conjunctions(*coordinated(MAX_CONJUNCTS))) == MAX_CONJUNCTS
-    assert len(split_conjunctions(*coordinated(MAX_CONJUNCTS + 1))) == 1
-    assert len(split_conjunctions(*coordinated(5000))) == 1
+def test_coordinated_runs_are_bounded() -> None:
+    """A predicate takes at most MAX_RUN coordinated subjects: the pairs of a claim cannot grow
+    quadratically with its mentions (the rest are co-mentions with a neighbour)."""
+    assert len(read_assertions(*coordinated(MAX_RUN))) == MAX_RUN
+    pairs = read_assertions(*coordinated(5000))
+    asserted = [a for a in pairs if a.relations]
+    assert len(asserted) == MAX_RUN and len(pairs) < 2 * 5000
 
 
 def test_grounding_stops_at_the_deadline(demo: NetworkXStore) -> None:

@@ -50,17 +50,33 @@ def test_report_is_labelled_with_evidence_and_exact_spans(demo: NetworkXStore) -
     assert "⚡ conflict" in markdown and "—[associated_with]→" in markdown
 
 
-def test_coordinated_subjects_become_separate_claims(demo: NetworkXStore) -> None:
+def test_each_asserted_pair_is_checked(demo: NetworkXStore) -> None:
     result = KGGroundingValidator(demo).validate(
         "SNCA and PINK1 are associated with Parkinson disease 4."
     )
-    assert [(c.text, c.label) for c in result.claims] == [
-        ("SNCA are associated with Parkinson disease 4.", "grounded"),
+    [claim] = result.claims
+    assert [(p.subject, p.object, p.label) for p in claim.pairs] == [
+        ("NCBIGene:6622", "OMIM:605543", "grounded"),
         # PINK1 (recessive PD) is 3+ hops from PD4; LRRK2 is 2 hops away through the MONDO
         # hierarchy (both associated with hereditary late-onset Parkinson disease).
-        ("PINK1 are associated with Parkinson disease 4.", "inferred"),
+        ("NCBIGene:65018", "OMIM:605543", "inferred"),
     ]
-    assert [e.text for e in result.claims[1].entities] == ["PINK1", "Parkinson disease 4"]
+    assert claim.label == "inferred"  # the weaker pair's
+    assert [e.text for e in claim.entities] == ["SNCA", "PINK1", "Parkinson disease 4"]
+
+
+def test_claims_about_drugs_outside_the_kg_are_ungrounded(demo: NetworkXStore) -> None:
+    [claim] = (
+        KGGroundingValidator(demo)
+        .validate("Tetrabenazine reduces chorea in patients with Huntington disease.")
+        .claims
+    )
+    outside = [e for e in claim.entities if not e.in_kg]
+    assert [(e.text, e.id, e.kind) for e in outside] == [
+        ("Tetrabenazine", "MESH:D013747", "vocabulary")
+    ]
+    assert claim.label == "ungrounded" and not claim.conflicts
+    assert any(p.note == "MESH:D013747 is not in the KG" for p in claim.pairs)
 
 
 def test_bad_reports_are_clear_errors(demo: NetworkXStore) -> None:

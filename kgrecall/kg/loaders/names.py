@@ -49,6 +49,12 @@ HGNC_COLUMNS = (
 )
 MONDO_COLUMNS = ("mondo_id", "label", "synonyms", "xrefs", "parents")
 MESH_GENE_COLUMNS = ("mesh_id", "label", "synonyms", "hgnc_id", "uniprot")
+MESH_TERM_COLUMNS = ("mesh_id", "category", "name")
+#: MeSH tree branches whose terms become "outside the KG" vocabulary, by category; within
+#: them, the branches left out: proteins, enzymes, peptides and other gene products (the KG's
+#: own gene and protein names cover those).
+MESH_TERM_BRANCHES = {"chemical": "D", "anatomy": "A"}
+MESH_TERM_EXCLUDED = ("D08", "D12.644", "D12.776", "D12.097", "D23")
 #: MeSH entry terms longer than this are descriptions, not names anyone writes.
 MESH_MAX_TERM_CHARS = 60
 
@@ -241,6 +247,64 @@ def derive_mesh_gene_table(
     return rows, skipped
 
 
+def derive_mesh_term_table(
+    mesh_labels_tsv: str, mesh_supplementary_tsv: str, common: Collection[str]
+) -> tuple[list[tuple[str, ...]], dict[str, int]]:
+    """Rows in :data:`MESH_TERM_COLUMNS` order: names of drugs, chemicals and anatomical
+    structures — biomedical terms a report names that a gene/disease KG lacks, so a claim about
+    them is *ungrounded: not in the KG* rather than silently about its other mentions.
+
+    From descriptors (``D…``) under :data:`MESH_TERM_BRANCHES`, at tree depth ≥ 3 (not broad
+    headings such as "Organic Chemicals"), outside :data:`MESH_TERM_EXCLUDED`: the label and
+    entry terms in natural word order (inverted "Nigra, Substantia" left out), 4–40
+    characters, one-word names not everyday English (``common``). From supplementary concepts
+    (``C…``) mapped to a chemical descriptor: one-word lower-case names of 6+ letters (drug
+    names such as "deutetrabenazine")."""
+    skipped: dict[str, int] = {}
+
+    def skip(reason: str) -> None:
+        skipped[reason] = skipped.get(reason, 0) + 1
+
+    rows: set[tuple[str, ...]] = set()
+    chemical_headings: set[str] = set()
+    for line in mesh_labels_tsv.splitlines():
+        cells = line.split("\t")
+        if len(cells) < 4:
+            continue
+        trees = [tree for tree in cells[3].split("|") if tree.count(".") >= 2]
+        category = next(
+            (
+                name
+                for name, branch in MESH_TERM_BRANCHES.items()
+                if any(t.startswith(branch) and not t.startswith(MESH_TERM_EXCLUDED) for t in trees)
+            ),
+            None,
+        )
+        if category is None:
+            skip("descriptor outside the chemical and anatomy branches, or a broad heading")
+            continue
+        if category == "chemical":
+            chemical_headings.add(cells[0])
+        for name in [cells[1], *cells[2].split("|")]:
+            name = name.strip()
+            if not name:
+                continue
+            if ", " in name or not 4 <= len(name) <= 40:
+                skip("name inverted, shorter than 4 or longer than 40 characters")
+            elif " " not in name and name.casefold() in common:
+                skip("one-word name that is everyday English")
+            else:
+                rows.add((cells[0], category, name))
+    for line in mesh_supplementary_tsv.splitlines():
+        cells = line.split("\t")
+        if len(cells) < 4 or not chemical_headings.intersection(cells[3].split(",")):
+            continue
+        for name in [cells[1], *cells[2].split("|")]:
+            if re.fullmatch(r"[a-z][a-z-]{5,30}", name) and name not in common:
+                rows.add((cells[0], "chemical", name))
+    return sorted(rows), skipped
+
+
 def table_text(columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     """The TSV text of a derived table (header first); cells must hold no tab or newline."""
     for row in rows:
@@ -305,6 +369,10 @@ def bundled_mondo_path() -> Path:
 
 def bundled_mesh_genes_path() -> Path:
     return Path(str(files("kgrecall") / "data" / "mesh_gene_names.tsv.gz"))
+
+
+def bundled_mesh_terms_path() -> Path:
+    return Path(str(files("kgrecall") / "data" / "mesh_terms.tsv.gz"))
 
 
 def _split(cell: str) -> tuple[str, ...]:
@@ -408,6 +476,27 @@ def read_mesh_gene_names(path: str | Path | None = None) -> list[ProteinNames]:
                 file_path, f"not an HGNC id: {hgnc_id!r}", line=number, field="hgnc_id"
             )
         found.append(ProteinNames(mesh_id, label, _split(synonyms), hgnc_id, _split(uniprot)))
+    return found
+
+
+def read_mesh_terms(path: str | Path | None = None) -> list[tuple[str, str, str]]:
+    """(MeSH id, category, name) rows of a table in :data:`MESH_TERM_COLUMNS` format
+    (default: the bundled one)."""
+    file_path = Path(path) if path is not None else bundled_mesh_terms_path()
+    found = []
+    for number, (mesh_id, category, name) in _table_rows(file_path, MESH_TERM_COLUMNS):
+        if not re.fullmatch(r"[CD]\d+", mesh_id):
+            raise KGLoadError(
+                file_path, f"not a MeSH id: {mesh_id!r}", line=number, field="mesh_id"
+            )
+        if category not in MESH_TERM_BRANCHES:
+            raise KGLoadError(
+                file_path,
+                f"unknown category {category!r} (valid: {', '.join(MESH_TERM_BRANCHES)})",
+                line=number,
+                field="category",
+            )
+        found.append((mesh_id, category, name))
     return found
 
 

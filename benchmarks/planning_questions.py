@@ -1,0 +1,235 @@
+"""Planning benchmark on questions written as people ask them (not from the planner's grammar).
+
+    python benchmarks/planning_questions.py [--kg demo] [--show-misses 40]
+
+Inputs: ``benchmarks/data/planning/questions.jsonl`` — 221 questions written by a helper who
+had not read kgrecall's code, from a list of the demo KG's entities (ids, official names), its
+relation signatures and samples of its facts. The writer chose the wording (aliases,
+abbreviations, anchor-first, paraphrased relations, possessives, ligand–receptor and
+hierarchy direction, yes/no, imperative, typos, negated and out-of-scope questions), tagged
+each question's wording classes and topology, and wrote the gold QueryTree by hand, checked by
+running it with an independent set executor (every answerable gold tree has 1–47 answers).
+Negated and out-of-scope questions have no gold tree: the right outcome is a refusal.
+
+Scored, per topology and per wording class, on the offline planner (no LLM):
+
+- **exact set**: the planned tree, executed exactly on the KG, returns the gold tree's
+  answer set (for yes/no questions: the candidate's membership matches the expected answer);
+- **up to records**: the same after mapping each anchor to one record of its entity (a
+  disease under its OMIM and Orphanet ids; a gene and its protein);
+- **refused**: the planner raised ``PlanningError``; **confident wrong**: a plan with a
+  different answer set and no ambiguity flag;
+- on negated / out-of-scope questions: **confident plans** (a plan without an ambiguity flag;
+  target 0).
+
+Targets (issue #16): exact-set match ≥ 0.85 on answerable questions; 0 confident plans on
+negated or out-of-scope questions; plan p50 ≤ 100 ms. Writes
+``benchmarks/results/planning_questions.{md,json}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from linking import equivalents  # benchmarks/linking.py: same entity under other records
+
+from kgrecall.agents import PlanningError, QueryService
+from kgrecall.kg import GraphStore
+from kgrecall.tools import execute_sets, parse_query
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "planning" / "questions.jsonl"
+RESULTS = HERE / "results"
+TOPOLOGIES = ("1p", "2p", "3p", "2i", "3i", "ip", "pi", "2u", "up")
+EXACT_TARGET = 0.85
+LATENCY_TARGET_MS = 100.0
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    """The questions, each checked for the fields scoring needs (file:line on error)."""
+    items = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        for field in ("id", "question", "topology", "wording", "answerable", "query"):
+            if field not in item:
+                raise SystemExit(f"{path}:{number}: missing field {field!r}")
+        if item["answerable"] and item["query"] is None:
+            raise SystemExit(f"{path}:{number}: an answerable question needs a gold query")
+        items.append(item)
+    return items
+
+
+def answers(store: GraphStore, tree: dict[str, Any]) -> set[str]:
+    found, _ = execute_sets(store, parse_query(tree))
+    return found
+
+
+def mapped(tree: Any, same: dict[str, set[str]]) -> Any:
+    """The tree with every anchor replaced by one record of its entity."""
+    if isinstance(tree, dict):
+        if tree.get("op") == "entity":
+            return {**tree, "id": min(same.get(str(tree["id"]), {str(tree["id"])}))}
+        return {key: mapped(value, same) for key, value in tree.items()}
+    if isinstance(tree, list):
+        return [mapped(value, same) for value in tree]
+    return tree
+
+
+def right(store: GraphStore, item: dict[str, Any], tree: dict[str, Any]) -> bool:
+    """Whether ``tree`` answers the question as its gold does."""
+    try:
+        got = answers(store, tree)
+    except Exception:  # a tree the KG cannot run is a wrong plan
+        return False
+    if item.get("yes_no"):
+        expected = item["yes_no"]["expected"] == "yes"
+        return (item["yes_no"]["candidate"] in got) == expected
+    return got == answers(store, item["query"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kg", default="demo")
+    parser.add_argument("--show-misses", type=int, default=40)
+    args = parser.parse_args()
+    service = QueryService(use_env_llm=False)
+    planner = service.resources(args.kg).planner
+    store = service.resources(args.kg).store
+    same = equivalents(store)
+    items = load(DATA)
+    planner.plan("Which genes are associated with Parkinson disease 4?")  # warm the models
+    by_topology: dict[str, Counter[str]] = {}
+    by_wording: dict[str, Counter[str]] = {}
+    latencies: list[float] = []
+    misses: list[str] = []
+    for item in items:
+        started = time.perf_counter()
+        try:
+            plan = planner.plan(item["question"])
+            outcome, tree, ambiguous = "planned", plan.query, plan.ambiguous
+        except PlanningError as error:
+            outcome, tree, ambiguous = "refused", None, False
+            reason = str(error)
+        latencies.append((time.perf_counter() - started) * 1000)
+        rows = [
+            by_topology.setdefault(item["topology"], Counter()),
+            *(by_wording.setdefault(w, Counter()) for w in item["wording"]),
+        ]
+        if not item["answerable"]:
+            for row in rows:
+                row["n"] += 1
+                row["refused"] += outcome == "refused"
+                row["flagged"] += outcome == "planned" and ambiguous
+                row["confident_plan"] += outcome == "planned" and not ambiguous
+            if outcome == "planned" and not ambiguous:
+                misses.append(f"{item['id']} | {item['question']} | planned {json.dumps(tree)}")
+            continue
+        exact = tree is not None and right(store, item, tree)
+        records = exact or (
+            tree is not None and right(store, item, mapped(tree, same))
+            and mapped(tree, same) == mapped(item["query"], same)
+        )  # fmt: skip
+        for row in rows:
+            row["n"] += 1
+            row["exact"] += exact
+            row["up_to_records"] += records
+            row["refused"] += outcome == "refused"
+            row["confident_wrong"] += outcome == "planned" and not records and not ambiguous
+        if not records:
+            got = f"refused: {reason}" if tree is None else f"planned {json.dumps(tree)}"
+            misses.append(f"{item['id']} | {item['topology']} | {item['question']} | {got}")
+    answerable = [i for i in items if i["answerable"]]
+    total = Counter[str]()
+    for topology in TOPOLOGIES:
+        total.update(by_topology.get(topology, Counter()))
+    figures = {
+        "questions": len(items),
+        "answerable": len(answerable),
+        "exact_set": total["exact"] / max(total["n"], 1),
+        "up_to_records": total["up_to_records"] / max(total["n"], 1),
+        "refused_answerable": total["refused"],
+        "confident_wrong": total["confident_wrong"],
+        "unanswerable": dict(by_topology.get("none", Counter())),
+        "per_topology": {t: dict(by_topology[t]) for t in TOPOLOGIES if t in by_topology},
+        "per_wording": {w: dict(r) for w, r in sorted(by_wording.items())},
+        "plan_ms_p50": statistics.median(latencies),
+        "plan_ms_p95": sorted(latencies)[int(0.95 * (len(latencies) - 1))],
+        "python": platform.python_version(),
+        "misses": misses,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "planning_questions.json").write_text(
+        json.dumps(figures, indent=2, ensure_ascii=False) + "\n"
+    )
+    page = markdown(figures, args.show_misses)
+    (RESULTS / "planning_questions.md").write_text(page)
+    print(page)
+
+
+def markdown(figures: dict[str, Any], show: int) -> str:
+    """The results page: targets, per topology, per wording class, misses."""
+    met = {True: "met", False: "**missed**"}
+    unanswerable = figures["unanswerable"]
+    confident = unanswerable.get("confident_plan", 0)
+    lines = [
+        "# Planning benchmark — questions written as people ask them (demo KG)",
+        "",
+        f"`python benchmarks/planning_questions.py` — {figures['questions']} questions "
+        f"({figures['answerable']} answerable, {unanswerable.get('n', 0)} negated or out of "
+        "scope) written independently of the code (`benchmarks/data/planning/`); offline "
+        f"planner, no LLM; Python {figures['python']}.",
+        "",
+        "| target | figure | |",
+        "|---|---|---|",
+        f"| exact-set match ≥ {EXACT_TARGET} on answerable questions | "
+        f"{figures['exact_set']:.3f} (up to records {figures['up_to_records']:.3f}) | "
+        f"{met[figures['exact_set'] >= EXACT_TARGET]} |",
+        f"| 0 confident plans on negated / out-of-scope questions | {confident} of "
+        f"{unanswerable.get('n', 0)} | {met[confident == 0]} |",
+        f"| plan p50 ≤ {LATENCY_TARGET_MS:.0f} ms | {figures['plan_ms_p50']:.1f} ms (p95 "
+        f"{figures['plan_ms_p95']:.1f}) | {met[figures['plan_ms_p50'] <= LATENCY_TARGET_MS]} |",
+        "",
+        f"Answerable questions refused: {figures['refused_answerable']}; planned wrongly without "
+        f"an ambiguity flag (confident wrong): {figures['confident_wrong']}.",
+        "",
+        "| topology | n | exact set | up to records | refused | confident wrong |",
+        "|---|---|---|---|---|---|",
+    ]
+    for topology, row in figures["per_topology"].items():
+        n = max(row.get("n", 0), 1)
+        lines.append(
+            f"| {topology} | {row.get('n', 0)} | {row.get('exact', 0) / n:.2f} | "
+            f"{row.get('up_to_records', 0) / n:.2f} | {row.get('refused', 0)} | "
+            f"{row.get('confident_wrong', 0)} |"
+        )
+    lines += [
+        "",
+        "Per wording class (a question counts in every class it has; answerable questions: "
+        "exact-set share; negated / out of scope: confident plans):",
+        "",
+        "| wording | n | exact set | refused | confident wrong / confident plan |",
+        "|---|---|---|---|---|",
+    ]
+    for wording, row in figures["per_wording"].items():
+        n = max(row.get("n", 0), 1)
+        wrong = row.get("confident_wrong", 0) + row.get("confident_plan", 0)
+        exact = f"{row['exact'] / n:.2f}" if "exact" in row else "—"
+        lines.append(
+            f"| {wording} | {row.get('n', 0)} | {exact} | {row.get('refused', 0)} | {wrong} |"
+        )
+    lines += ["", f"First {show} misses (id | topology | question | outcome):", ""]
+    lines += [f"- {miss}" for miss in figures["misses"][:show]]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

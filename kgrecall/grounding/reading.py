@@ -1,0 +1,276 @@
+"""Claim reading: which pairs of mentioned entities a sentence asserts a relation between.
+
+A sentence such as "McLeod syndrome, caused by XK mutations, can present with chorea and
+dystonia" asserts three pairs — (McLeod syndrome, XK) by "caused by", (McLeod syndrome,
+chorea) and (McLeod syndrome, dystonia) by "present with" — not the consecutive mentions
+(XK, chorea), (chorea, dystonia). Reading rules, on the claim's text with the entity names
+masked (so "X-linked" is not "linked"):
+
+- **Clauses.** The sentence is cut at ``;``, at conjunctions that start a new statement
+  ("but", "whereas", "although", "while", …) and at relative pronouns ("which", "who"). A
+  comma-delimited aside opened by a participle or a relative pronoun (", caused by X,") is
+  its own clause.
+- **Predicates.** Every wording of the relation registry
+  (:data:`~kgrecall.kg.relations.CLAIM_WORDINGS`) found in a clause, specific wordings first
+  where two overlap.
+- **Pairs.** A predicate links the coordinated run of mentions just before it in its clause
+  (its subject; "PINK1 and PRKN cause…") to the coordinated run just after it (its object;
+  "…binds DRD1, DRD3 and DRD5"). A clause without a mention before its predicate takes the
+  subject of the clause it hangs on (a relative clause: the mention before "which"; an aside
+  or a later clause: the sentence's first mention). Mentions no predicate reaches are paired
+  with their neighbour — in a table row with the row's first mention — with no relation
+  claimed (a co-mention).
+- **Direction.** A passive wording ("is caused by", "is encoded by") or an inverse one
+  ("is a symptom of") names the edge's tail first.
+- **Negation** counts only inside the clause that holds the pair ("…, although this has not
+  been replicated" does not negate the main clause); "lacks" negates too.
+
+The reading is heuristic and linear in the sentence's length.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from kgrecall.kg.relations import CLAIM_WORDINGS
+
+__all__ = ["NEGATION", "Assertion", "Spans", "read_assertions"]
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """A relation a claim asserts between two of its mentions (indices into them).
+
+    ``relations`` is empty when the wording names none (a co-mention); ``inverse`` when the
+    wording puts the edge's tail first; ``negated`` when the clause denies it.
+    """
+
+    subject: int
+    object: int
+    relations: frozenset[str] = frozenset()
+    inverse: bool = False
+    negated: bool = False
+
+
+NEGATION = re.compile(
+    r"\b(not|no|never|none|neither|nor|cannot|fails? to|failed to|lack of|lacks?|lacking|"
+    r"absence of|absent|without|(?:is|are|was|were|does|do|did|has|have)n't)\b",
+    re.IGNORECASE,
+)
+_PREDICATES = [(re.compile(p, re.IGNORECASE), r, inverse) for p, r, inverse in CLAIM_WORDINGS]
+_PASSIVE_BY = re.compile(
+    r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?\w+(?:ed|en|d)\s+by\b"
+    r"|^\w+(?:ed|en)\s+by\b|\b(?:caused|encoded|mediated|bound|regulated|inhibited|"
+    r"activated|targeted|treated)\s+by\b",
+    re.IGNORECASE,
+)
+#: Where a new clause starts: the boundary itself is not part of either clause.
+_CLAUSE_BREAK = re.compile(
+    r";|:\s|\s[–—]\s|\((?=[^)]*\))|\)"
+    r"|,?\s+\b(?:but|whereas|although|though|while|however|yet|so|because|since)\b"
+    r"|,\s+(?:and|or)\s+(?=\w+\s+(?:is|are|was|were|may|might|can|could|has|have|had|"
+    r"does|do|did|shows?|causes?|presents?)\b)",
+    re.IGNORECASE,
+)
+_RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
+#: An aside: ", caused by …," / ", a …," between the subject and its verb.
+_ASIDE = re.compile(r",\s+(?:\w+(?:ed|en)\b|an?\b|the\b|also\b|particularly\b|especially\b)")
+#: A second verb phrase sharing the first one's subject: "… caused by Y and features Z".
+_COORDINATED_VERB = re.compile(
+    r"\s*,?\s*(?:and|but|or)\b(?:\s+(?:also|often|typically|usually|may|might|can|could|"
+    r"is|are|was|were|\w+ly))*\s*",
+    re.IGNORECASE,
+)
+#: Text allowed between two mentions of one coordinated run.
+_JOINER = re.compile(
+    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus)\b|/|&)?\s*(?:\b(?:both|either)\s+)?",
+    re.IGNORECASE,
+)
+
+
+#: Longest coordinated run of subjects or objects one predicate takes ("binds A, B and C").
+MAX_RUN = 32
+
+
+@dataclass(frozen=True, slots=True)
+class _Clause:
+    start: int
+    end: int
+    #: "relative": hangs on the mention before it; "aside"/"later": on the sentence subject.
+    kind: str
+
+
+def read_assertions(
+    text: str, spans: Sequence[tuple[int, int]], weak: Collection[int] = ()
+) -> list[Assertion]:
+    """The assertions of one claim; ``text`` should have its mentions masked and ``spans``
+    are the mentions' ``(start, end)`` in it: disjoint, in order. ``weak`` mentions (terms
+    recognised by vocabulary, not KG names: a drug, a body part) take part only in pairs a
+    predicate asserts, never in co-mentions — unless one opens the claim (its subject)."""
+    if len(spans) < 2:
+        return []
+    starts = [start for start, _ in spans]
+    clauses = _clauses(text)
+    found: list[Assertion] = []
+    seen: set[tuple[int, int, frozenset[str]]] = set()
+    covered: set[int] = set()
+    for clause in clauses:
+        first, stop = bisect_left(starts, clause.start), bisect_left(starts, clause.end)
+        inside = range(first, stop)
+        previous: tuple[list[int], list[int]] | None = None  # (subjects, objects)
+        for start, end, relations, inverse in _predicates(text, clause, spans, inside):
+            after = bisect_left(starts, end, first, stop)
+            objects = _run(text, spans, range(after, stop), step=1)
+            if not objects:
+                continue
+            subjects = _run(text, spans, range(after - 1, first - 1, -1), step=-1)
+            if (
+                previous
+                and subjects == previous[1]
+                and _COORDINATED_VERB.fullmatch(text, spans[subjects[-1]][1], start)
+            ):
+                subjects = previous[0]  # "X is caused by Y and features Z": X features Z
+            if not subjects:
+                subjects = _governor(text, spans, clause, first)
+            previous = (subjects, objects)
+            # the voice is read between the predicate's own subject side and its object
+            before = bisect_left(starts, start) - 1
+            since = max(clause.start, spans[before][1] if before >= 0 else 0)
+            passive = _PASSIVE_BY.search(text, since, spans[objects[0]][0])
+            negated = _negated(text, clause, spans[objects[-1]][1])
+            for subject in subjects:
+                for obj in objects:
+                    if subject != obj and (subject, obj, relations) not in seen:
+                        seen.add((subject, obj, relations))
+                        found.append(
+                            Assertion(subject, obj, relations, inverse != bool(passive), negated)
+                        )
+                        covered.update((subject, obj))
+    # Mentions no predicate reaches: a co-mention with the neighbour before (else after).
+    ends = [clause.end for clause in clauses]
+    # a weak mention that opens the claim is its subject: it must not be dropped ("Levodopa
+    # improves X in Y" is about levodopa, not about X and Y)
+    strong = [index for index in range(len(spans)) if index not in weak or index == 0]
+    row = "|" in text
+    for position, index in enumerate(strong):
+        if index in covered or len(strong) < 2:
+            continue
+        if position == 0:
+            first, second = index, strong[1]
+        else:  # a table row's cells all describe its first cell
+            first, second = (strong[0] if row else strong[position - 1]), index
+        if (first, second, frozenset()) in seen:
+            continue
+        seen.add((first, second, frozenset()))
+        clause = clauses[min(bisect_left(ends, spans[second][1]), len(clauses) - 1)]
+        negated = _negated(text, clause, spans[second][1])
+        found.append(Assertion(first, second, negated=negated))
+    return found
+
+
+def _clauses(text: str) -> list[_Clause]:
+    """The sentence cut into clauses (see the module docstring)."""
+    cuts: list[tuple[int, int, str]] = []
+    for match in _CLAUSE_BREAK.finditer(text):
+        cuts.append((match.start(), match.end(), "later"))
+    for match in _RELATIVE.finditer(text):
+        cuts.append((match.start(), match.end(), "relative"))
+        if match.group(0).startswith(","):  # ", which …," ends at the next comma
+            _close(text, match.end(), cuts)
+    for match in _ASIDE.finditer(text):
+        cuts.append((match.start(), match.start() + 1, "aside"))
+        _close(text, match.end(), cuts)
+    cuts.sort()
+    clauses: list[_Clause] = []
+    position, kind = 0, "main"
+    for start, end, following in cuts:
+        if start < position:
+            continue
+        clauses.append(_Clause(position, start, kind))
+        position, kind = end, following
+    clauses.append(_Clause(position, len(text), kind))
+    return clauses
+
+
+def _close(text: str, start: int, cuts: list[tuple[int, int, str]]) -> None:
+    """End a comma-opened aside at the next comma: what follows is a later clause."""
+    closing = text.find(",", start)
+    if closing > 0:
+        cuts.append((closing, closing + 1, "later"))
+
+
+def _predicates(
+    text: str, clause: _Clause, spans: Sequence[tuple[int, int]], inside: range
+) -> list[tuple[int, int, frozenset[str], bool]]:
+    """Relation wordings in a clause, left to right; an earlier registry entry wins where two
+    overlap, and none counts inside a (masked) name."""
+    masked = Spans()
+    masked.add_sorted([spans[i] for i in inside])
+    taken = Spans()
+    found: list[tuple[int, int, frozenset[str], bool]] = []
+    for pattern, relations, inverse in _PREDICATES:
+        added = []
+        for match in pattern.finditer(text, clause.start, clause.end):
+            if taken.overlaps(*match.span()) or masked.overlaps(match.start(), match.start() + 1):
+                continue
+            added.append(match.span())
+            found.append((*match.span(), relations, inverse))
+        taken.add_sorted(sorted(added))
+    return sorted(found)
+
+
+def _run(text: str, spans: Sequence[tuple[int, int]], candidates: range, *, step: int) -> list[int]:
+    """The coordinated run of mentions nearest a predicate: from the first candidate on
+    (objects, ``step`` 1) or back from it (subjects, ``step`` -1), while only a joiner
+    separates them; at most ``MAX_RUN`` long."""
+    run: list[int] = []
+    for index in candidates:
+        if run:
+            left, right = sorted((run[-1], index))
+            if len(run) == MAX_RUN or not _JOINER.fullmatch(text, spans[left][1], spans[right][0]):
+                break
+        run.append(index)
+    return sorted(run)
+
+
+def _governor(
+    text: str, spans: Sequence[tuple[int, int]], clause: _Clause, first: int
+) -> list[int]:
+    """The subject of a clause with none of its own (``first``: its first mention's index):
+    for a relative clause the mention just before it, else the sentence's first run."""
+    if first == 0:
+        return []
+    if clause.kind == "relative":
+        return [first - 1]
+    return _run(text, spans, range(first), step=1)
+
+
+class Spans:
+    """Disjoint character spans, sorted: an overlap check is one binary search."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` overlaps a span held. Only the last span starting before
+        ``end`` can: the spans are disjoint, so every earlier one also ends before it."""
+        before = bisect_left(self._starts, end) - 1
+        return before >= 0 and self._ends[before] > start
+
+    def add_sorted(self, spans: list[tuple[int, int]]) -> None:
+        """Add disjoint spans, sorted and disjoint from those held (a linear merge: sorting
+        two sorted runs is linear)."""
+        if spans:
+            merged = sorted([*zip(self._starts, self._ends, strict=True), *spans])
+            self._starts = [start for start, _ in merged]
+            self._ends = [end for _, end in merged]
+
+
+def _negated(text: str, clause: _Clause, until: int) -> bool:
+    """Whether the clause denies what it says up to ``until``."""
+    stop = max(clause.start, min(until, clause.end))
+    return NEGATION.search(text, clause.start, stop) is not None

@@ -1,0 +1,124 @@
+"""Claim reading: the pairs a sentence asserts, their relations, direction and negation."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kgrecall.grounding.reading import Assertion, read_assertions
+
+
+def read(text: str) -> list[tuple[str, str, str, bool, bool]]:
+    """Assertions of ``text`` whose entity mentions are written in [brackets]: (subject,
+    object, relations, inverse, negated), mentions by their bracketed names."""
+    names, spans, plain, offset = [], [], [], 0
+    for match in re.finditer(r"\[([^\]]+)\]|[^\[]+", text):
+        if match.group(1):
+            names.append(match.group(1))
+            spans.append((offset, offset + len(match.group(1))))
+            plain.append("X" * len(match.group(1)))  # masked, as the validator passes it
+        else:
+            plain.append(match.group(0))
+        offset += len(plain[-1])
+    found = read_assertions("".join(plain), spans)
+    return [
+        (names[a.subject], names[a.object], "/".join(sorted(a.relations)), a.inverse, a.negated)
+        for a in found
+    ]
+
+
+def test_a_predicate_links_its_subject_run_to_its_object_run() -> None:
+    assert read("Mutations in [PINK1] and [PRKN] cause [PD].") == [
+        ("PINK1", "PD", "associated_with", False, False),
+        ("PRKN", "PD", "associated_with", False, False),
+    ]
+    assert read("[TH] also binds [DRD1], [DRD3] and [DRD5].") == [
+        ("TH", "DRD1", "interacts_with", False, False),
+        ("TH", "DRD3", "interacts_with", False, False),
+        ("TH", "DRD5", "interacts_with", False, False),
+    ]
+
+
+def test_asides_and_relative_clauses_hang_on_their_subject() -> None:
+    assert read("[McLeod syndrome], caused by [XK] mutations, can present with [chorea] and "
+                "[dystonia].") == [
+        ("McLeod syndrome", "XK", "associated_with", True, False),
+        ("McLeod syndrome", "chorea", "has_phenotype", False, False),
+        ("McLeod syndrome", "dystonia", "has_phenotype", False, False),
+    ]  # fmt: skip
+    assert read("[Wilson disease], which presents with [tremor], is caused by [ATP7B].") == [
+        ("Wilson disease", "tremor", "has_phenotype", False, False),
+        ("Wilson disease", "ATP7B", "associated_with", True, False),
+    ]
+
+
+def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
+    pairs = read("[Juvenile HD] presents with [dystonia], and [parkinsonism] may dominate.")
+    assert pairs == [
+        ("Juvenile HD", "dystonia", "has_phenotype", False, False),
+        ("dystonia", "parkinsonism", "", False, False),
+    ]
+    assert read("[SNCA] [LRRK2].") == [("SNCA", "LRRK2", "", False, False)]
+    assert read("Only [SNCA] here.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "inverse"),
+    [
+        ("[Tremor] is a type of [resting tremor].", False),
+        ("[Dystonia] is a common feature of [DYT1].", True),  # the phenotype first
+        ("[alpha-synuclein] is encoded by [SNCA].", True),  # passive
+        ("[SNCA] encodes [alpha-synuclein].", False),
+    ],
+)
+def test_direction_of_the_wording(text: str, inverse: bool) -> None:
+    [(_, _, relations, found_inverse, _)] = read(text)
+    assert relations and found_inverse == inverse
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("[SNCA] is not associated with [PD].", True),
+        ("No study links [GBA1] to [ALS].", True),
+        ("[DLB] lacks [dystonia].", True),
+        ("[SNCA] is associated with [PD], although this has not been replicated.", False),
+        ("[SNCA] is associated with [PD] (not in all cohorts).", False),
+        ("[SNCA] causes [PD] but does not cause [ALS].", None),
+    ],
+)
+def test_negation_is_scoped_to_the_clause_of_the_pair(text: str, negated: bool | None) -> None:
+    pairs = read(text)
+    if negated is None:  # the second clause has no subject of its own: the sentence's
+        assert [p[4] for p in pairs] == [False, True]
+    else:
+        assert pairs and all(p[4] == negated for p in pairs), pairs
+
+
+def test_assertions_are_indices_into_the_mentions() -> None:
+    text = "XXXX causes XX."
+    assert read_assertions(text, [(0, 4), (12, 14)]) == [
+        Assertion(0, 1, frozenset({"associated_with"}))
+    ]
+
+
+def test_a_second_verb_phrase_keeps_the_first_subject() -> None:
+    assert read("[Kufor-Rakeb syndrome] is caused by [ATP13A2] and features [dystonia].") == [
+        ("Kufor-Rakeb syndrome", "ATP13A2", "associated_with", True, False),
+        ("Kufor-Rakeb syndrome", "dystonia", "has_phenotype", False, False),
+    ]
+
+
+def test_table_rows_describe_their_first_cell() -> None:
+    assert read("| [PSEN1] | [early-onset AD] | [dystonia] |") == [
+        ("PSEN1", "early-onset AD", "", False, False),
+        ("PSEN1", "dystonia", "", False, False),
+    ]
+
+
+def test_weak_mentions_join_only_asserted_pairs() -> None:
+    text = "XXXX binds XXX through a tyrosine site near XXXXX."
+    spans = [(0, 4), (11, 14), (25, 33), (44, 49)]
+    pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
+    assert pairs == [(0, 1), (1, 3)]  # "tyrosine" (a vocabulary term) pairs with nothing
