@@ -7,51 +7,23 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 from tqdm import tqdm
 
-from kgrecall.agents import QueryService, calibration_store, load_predictor, model_path
-from kgrecall.calibration import (
-    METHODS,
-    CalibratedAnswer,
-    CalibratedRetriever,
-    resolve_level,
-)
-from kgrecall.grounding import KGGroundingValidator, auto_learn
-from kgrecall.kg import (
-    DEMO_NAME,
-    DemoConfig,
-    GraphStore,
-    KGError,
-    KGLoadError,
-    KGSchema,
-    Workspace,
-    atomic_write_bytes,
-    build_demo_kg,
-    extract_subgraph,
-)
-from kgrecall.kg.loaders import LOADERS, build_store, get_loader, load_tsv
-from kgrecall.kg.neo4j_store import Neo4jStore
-from kgrecall.llm import LLMSettings, chat_model
-from kgrecall.tools import TOPOLOGIES, QueryNode, parse_query
-from kgrecall.tools.linkpred import (
-    GO_HITS_AT_10,
-    GO_MRR,
-    LinkPredictor,
-    TrainingConfig,
-    UltraCompletion,
-    evaluate_split,
-    fine_tune,
-)
-from kgrecall.tools.linkpred.registry import (
-    DEFAULT_MODEL,
-    ULTRA_MODELS,
-    needs_training,
-    ultra_member,
-)
+from kgrecall.kg import DEMO_NAME, KGError, KGLoadError, Workspace
+from kgrecall.kg.loaders import LOADERS
+from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from kgrecall.calibration import CalibratedAnswer
+    from kgrecall.kg import (
+        GraphStore,
+        KGSchema,
+    )
+    from kgrecall.tools import QueryNode
 
 #: Test triples scored before and after ULTRA fine-tuning (both directions each).
 ULTRA_TEST_LIMIT = 1000
@@ -98,6 +70,8 @@ def build_demo(
     home: HomeOption = None,
 ) -> None:
     """Build the biomedical demo KG offline from HPO, GO and ligand–receptor data."""
+    from kgrecall.kg import DemoConfig, build_demo_kg
+
     workspace = Workspace(home)
     if workspace.exists(name) and not force:
         store = workspace.load(name)
@@ -129,6 +103,8 @@ def import_kg(
     home: HomeOption = None,
 ) -> None:
     """Import a source into a named KG."""
+    from kgrecall.kg.loaders import build_store, get_loader, load_tsv
+
     workspace = Workspace(home)
     loader = get_loader(format_name)
     if loader.name == "tsv":
@@ -185,6 +161,8 @@ def subgraph(
     home: HomeOption = None,
 ) -> None:
     """Print the neighbourhood of entities as natural-language triples."""
+    from kgrecall.kg import extract_subgraph
+
     if not entity:
         raise KGError("give at least one --entity")
     store = Workspace(home).load(kg)
@@ -202,8 +180,9 @@ def subgraph(
 
 def neo4j_store(database: str | None, schema: KGSchema | None = None) -> GraphStore:
     """A Neo4jStore from NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD."""
-
     from neo4j import GraphDatabase
+
+    from kgrecall.kg.neo4j_store import Neo4jStore
 
     uri = os.environ.get("NEO4J_URI")
     if not uri:
@@ -223,6 +202,8 @@ def push_neo4j(
     home: HomeOption = None,
 ) -> None:
     """Load a KG into Neo4j (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) with its indexes."""
+    from kgrecall.kg.neo4j_store import Neo4jStore
+
     source = Workspace(home).load(kg)
     target = neo4j_store(database, source.schema)
     assert isinstance(target, Neo4jStore)
@@ -247,6 +228,8 @@ def list_kgs(home: HomeOption = None) -> None:
 @kg_app.command("relations")
 def relations() -> None:
     """kgrecall's biomedical relation vocabulary."""
+    from kgrecall.kg import KGSchema
+
     for name, meaning in KGSchema.biomedical().relations.items():
         typer.echo(f"{name:<22} {meaning}")
 
@@ -278,6 +261,10 @@ def train(
     ``--model ultra`` (or ``ultra+rules``) fine-tunes the shipped ULTRA weights; zero-shot
     ULTRA and mined rules need no training.
     """
+    from kgrecall.agents import model_path
+    from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
+    from kgrecall.tools.linkpred.registry import needs_training, ultra_member
+
     if loop not in ("auto", "lcwa", "slcwa"):
         raise KGError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
     workspace = Workspace(home)
@@ -331,6 +318,10 @@ def _fine_tune_ultra(
 ) -> None:
     """Fine-tune the shipped ULTRA ``ultra`` (the model ``model`` or its ULTRA member) on
     ``store``'s train split; test MRR before and after."""
+    from kgrecall.agents import model_path
+    from kgrecall.tools.linkpred import UltraCompletion, evaluate_split, fine_tune
+    from kgrecall.tools.linkpred.registry import ULTRA_MODELS
+
     base = UltraCompletion.from_pretrained(ULTRA_MODELS[ultra])
     before = evaluate_split(base, store, seed=seed, limit=ULTRA_TEST_LIMIT)
     tuned = fine_tune(base, store, budget_s=minutes * 60, seed=seed)
@@ -407,6 +398,10 @@ def calibrate_command(
     home: HomeOption = None,
 ) -> None:
     """Calibrate the gate thresholds of a KG per topology and risk level; store them."""
+    from kgrecall.agents import QueryService
+    from kgrecall.calibration import METHODS
+    from kgrecall.tools import TOPOLOGIES
+
     chosen_methods = _choices(methods, "--methods", METHODS) or ["crc"]
     if conditioning not in ("none", "relation", "degree"):
         raise KGError(f"invalid --conditioning {conditioning!r}; valid: none, relation, degree")
@@ -446,6 +441,8 @@ def calibrate_command(
 
 def _read_batch(path: Path) -> list[tuple[object, QueryNode]]:
     """Every line of a batch file, validated before anything runs (errors name the line)."""
+    from kgrecall.tools import parse_query
+
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
@@ -520,6 +517,11 @@ def query_command(
     home: HomeOption = None,
 ) -> None:
     """Answer QueryTrees at a completeness level; JSONL out with a completeness block each."""
+    from kgrecall.agents import calibration_store, load_predictor
+    from kgrecall.calibration import METHODS, CalibratedRetriever, resolve_level
+    from kgrecall.kg import atomic_write_bytes
+    from kgrecall.tools import parse_query
+
     if (batch is None) == (query is None):
         raise KGError("give exactly one of --batch FILE or --query JSON")
     if method not in METHODS:
@@ -571,6 +573,9 @@ def ask_command(
     home: HomeOption = None,
 ) -> None:
     """Answer a question: plan → calibrated execution → report → grounding."""
+    from kgrecall.agents import QueryService
+    from kgrecall.calibration import resolve_level
+
     if output_format not in ("md", "json"):
         raise KGError(f"invalid --format {output_format!r}; valid: md, json")
     resolve_level(level, recall_target)
@@ -640,6 +645,10 @@ def ground_command(
     """Label every claim of a report grounded / inferred / ungrounded / trivial.
 
     With OPENAI_API_KEY set, claims are extracted by the LLM (heuristic fallback, noted)."""
+    from kgrecall.grounding import KGGroundingValidator, auto_learn
+    from kgrecall.kg import atomic_write_bytes
+    from kgrecall.llm import LLMSettings, chat_model
+
     if output_format not in ("md", "json"):
         raise KGError(f"invalid --format {output_format!r}; valid: md, json")
     try:
@@ -691,6 +700,7 @@ def serve_command(
     """Serve the HTTP API (OpenAPI at /docs); platform routes need KGRECALL_ADMIN_KEY."""
     import uvicorn
 
+    from kgrecall.agents import QueryService
     from kgrecall.service import create_app
 
     api = create_app(
@@ -705,6 +715,7 @@ def mcp_command(
     home: HomeOption = None,
 ) -> None:
     """Serve kg_ask / kg_query / kg_ground over MCP (stdio) for chat assistants."""
+    from kgrecall.agents import QueryService
     from kgrecall.service import create_mcp_server
 
     create_mcp_server(QueryService(home, progress=False), kg=kg).run("stdio")

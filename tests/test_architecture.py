@@ -63,3 +63,41 @@ def test_every_subpackage_declares_all() -> None:
             )
         ]
         assert declared, f"{init} has no __all__"
+
+
+@pytest.mark.parametrize(
+    "package",
+    sorted(
+        f"kgrecall.{init.parent.relative_to(PACKAGE)}".replace("/", ".")
+        for init in PACKAGE.rglob("__init__.py")
+        if "attach(" in init.read_text(encoding="utf-8")
+    ),
+)
+def test_every_lazy_export_resolves(package: str) -> None:
+    """A package whose names load on first use (kgrecall._lazy) must still give every name it
+    declares: a wrong module in its table would only fail when a caller first reads it."""
+    import importlib
+
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, f"{package}.{name}"
+    assert set(module.__all__) <= set(dir(module))
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        module.nothing_here  # noqa: B018
+
+
+def test_the_command_line_and_grounding_load_light() -> None:
+    """`kgrecall ground` should not pay for torch, the LLM stack or the Neo4j driver: importing
+    the CLI and the validator loads none of them (checked in a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, kgrecall.cli, kgrecall.grounding.validator; "
+        "print(sorted(m for m in ('torch', 'langchain_core', 'neo4j', 'bioregistry', "
+        "'sentence_transformers') if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    assert loaded == "[]"

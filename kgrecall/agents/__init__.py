@@ -5,29 +5,34 @@ execute through the conformal gates → synthesize a report → ground it agains
 every floor below it, never :mod:`kgrecall.service`.
 """
 
-from kgrecall.agents.agent import NODES, AgentState, TwoPhaseAgent
-from kgrecall.agents.planner import (
-    AnchorLink,
-    LLMPlanner,
-    OfflinePlanner,
-    PlanningError,
-    QueryPlan,
-    RelationLink,
-)
-from kgrecall.agents.service import (
-    MAX_RESULTS_CAP,
-    Answer,
-    AskResponse,
-    KGResources,
-    QueryResponse,
-    QueryService,
-    calibration_predictor,
-    calibration_store,
-    load_predictor,
-    model_path,
-)
-from kgrecall.agents.synthesis import Synthesis, template_report
-from kgrecall.agents.tools import make_agent_tools
+from typing import TYPE_CHECKING
+
+from kgrecall._lazy import attach
+
+if TYPE_CHECKING:
+    from kgrecall.agents.agent import NODES, AgentState, TwoPhaseAgent
+    from kgrecall.agents.planner import (
+        AnchorLink,
+        LLMPlanner,
+        OfflinePlanner,
+        PlanningError,
+        QueryPlan,
+        RelationLink,
+    )
+    from kgrecall.agents.service import (
+        MAX_RESULTS_CAP,
+        Answer,
+        AskResponse,
+        KGResources,
+        QueryResponse,
+        QueryService,
+        calibration_predictor,
+        calibration_store,
+        load_predictor,
+        model_path,
+    )
+    from kgrecall.agents.synthesis import Synthesis, template_report
+    from kgrecall.agents.tools import make_agent_tools
 
 __all__ = [
     "MAX_RESULTS_CAP",
@@ -53,3 +58,32 @@ __all__ = [
     "model_path",
     "template_report",
 ]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    globals(),
+    {
+        "NODES": "kgrecall.agents.agent",
+        "AgentState": "kgrecall.agents.agent",
+        "TwoPhaseAgent": "kgrecall.agents.agent",
+        "AnchorLink": "kgrecall.agents.planner",
+        "LLMPlanner": "kgrecall.agents.planner",
+        "OfflinePlanner": "kgrecall.agents.planner",
+        "PlanningError": "kgrecall.agents.planner",
+        "QueryPlan": "kgrecall.agents.planner",
+        "RelationLink": "kgrecall.agents.planner",
+        "MAX_RESULTS_CAP": "kgrecall.agents.service",
+        "Answer": "kgrecall.agents.service",
+        "AskResponse": "kgrecall.agents.service",
+        "KGResources": "kgrecall.agents.service",
+        "QueryResponse": "kgrecall.agents.service",
+        "QueryService": "kgrecall.agents.service",
+        "calibration_predictor": "kgrecall.agents.service",
+        "calibration_store": "kgrecall.agents.service",
+        "load_predictor": "kgrecall.agents.service",
+        "model_path": "kgrecall.agents.service",
+        "Synthesis": "kgrecall.agents.synthesis",
+        "template_report": "kgrecall.agents.synthesis",
+        "make_agent_tools": "kgrecall.agents.tools",
+    },
+)

@@ -4,83 +4,88 @@ the calibration store and calibrated querying.
 Depends on :mod:`kgrecall.tools` and :mod:`kgrecall.kg` only.
 """
 
-from kgrecall.calibration.calibrators import (
-    DEFAULT_GAMMAS,
-    METHODS,
-    Method,
-    ScoredQueries,
-    ThresholdChoice,
-    choose,
-    choose_across_strata,
-    threshold_grid,
-)
-from kgrecall.calibration.data import (
-    DEFAULT_HIDE_RANGE,
-    CalibrationQuery,
-    CalibrationSet,
-    ReducedGraph,
-    hide_edges,
-    make_calibration_set,
-    reduce_graph,
-    reduce_strata,
-)
-from kgrecall.calibration.evaluation import (
-    EVALUATION_HIDE_FRACTION,
-    OperatingMetrics,
-    evaluate_point,
-    evaluate_top_k,
-    split_graph,
-)
-from kgrecall.calibration.gate import (
-    DEFAULT_ROUTING_THRESHOLD,
-    PREDICTED_SOURCE,
-    ConformalGate,
-    GateConfig,
-    GateResult,
-    HopReport,
-    ScoredGraph,
-    answer_mask,
-    cut_scores,
-    hop_depths,
-    hop_thresholds,
-    levels,
-    power_scores,
-)
-from kgrecall.calibration.pipeline import (
-    CalibrationSettings,
-    Stratum,
-    build_calibrations,
-    calibrate,
-    group_key,
-    score_queries,
-    score_strata,
-)
-from kgrecall.calibration.retriever import (
-    LEVEL_ALPHA,
-    AnswerPage,
-    CalibratedAnswer,
-    CalibratedRetriever,
-    Completeness,
-    Level,
-    resolve_level,
-)
-from kgrecall.calibration.risk import (
-    crc_index,
-    hoeffding_bentkus_pvalue,
-    ltt_index,
-    risk_upper_bound,
-    split_conformal_quantile,
-)
-from kgrecall.calibration.store import (
-    NO_PREDICTOR,
-    Calibration,
-    CalibrationKey,
-    CalibrationStore,
-    Conditioning,
-    RedisCalibrationStore,
-    SQLiteCalibrationStore,
-    open_calibration_store,
-)
+from typing import TYPE_CHECKING
+
+from kgrecall._lazy import attach
+
+if TYPE_CHECKING:
+    from kgrecall.calibration.calibrators import (
+        DEFAULT_GAMMAS,
+        METHODS,
+        Method,
+        ScoredQueries,
+        ThresholdChoice,
+        choose,
+        choose_across_strata,
+        threshold_grid,
+    )
+    from kgrecall.calibration.data import (
+        DEFAULT_HIDE_RANGE,
+        CalibrationQuery,
+        CalibrationSet,
+        ReducedGraph,
+        hide_edges,
+        make_calibration_set,
+        reduce_graph,
+        reduce_strata,
+    )
+    from kgrecall.calibration.evaluation import (
+        EVALUATION_HIDE_FRACTION,
+        OperatingMetrics,
+        evaluate_point,
+        evaluate_top_k,
+        split_graph,
+    )
+    from kgrecall.calibration.gate import (
+        DEFAULT_ROUTING_THRESHOLD,
+        PREDICTED_SOURCE,
+        ConformalGate,
+        GateConfig,
+        GateResult,
+        HopReport,
+        ScoredGraph,
+        answer_mask,
+        cut_scores,
+        hop_depths,
+        hop_thresholds,
+        levels,
+        power_scores,
+    )
+    from kgrecall.calibration.pipeline import (
+        CalibrationSettings,
+        Stratum,
+        build_calibrations,
+        calibrate,
+        group_key,
+        score_queries,
+        score_strata,
+    )
+    from kgrecall.calibration.retriever import (
+        LEVEL_ALPHA,
+        AnswerPage,
+        CalibratedAnswer,
+        CalibratedRetriever,
+        Completeness,
+        Level,
+        resolve_level,
+    )
+    from kgrecall.calibration.risk import (
+        crc_index,
+        hoeffding_bentkus_pvalue,
+        ltt_index,
+        risk_upper_bound,
+        split_conformal_quantile,
+    )
+    from kgrecall.calibration.store import (
+        NO_PREDICTOR,
+        Calibration,
+        CalibrationKey,
+        CalibrationStore,
+        Conditioning,
+        RedisCalibrationStore,
+        SQLiteCalibrationStore,
+        open_calibration_store,
+    )
 
 __all__ = [
     "DEFAULT_GAMMAS",
@@ -145,3 +150,71 @@ __all__ = [
     "split_graph",
     "threshold_grid",
 ]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    globals(),
+    {
+        "DEFAULT_GAMMAS": "kgrecall.calibration.calibrators",
+        "METHODS": "kgrecall.calibration.calibrators",
+        "Method": "kgrecall.calibration.calibrators",
+        "ScoredQueries": "kgrecall.calibration.calibrators",
+        "ThresholdChoice": "kgrecall.calibration.calibrators",
+        "choose": "kgrecall.calibration.calibrators",
+        "choose_across_strata": "kgrecall.calibration.calibrators",
+        "threshold_grid": "kgrecall.calibration.calibrators",
+        "DEFAULT_HIDE_RANGE": "kgrecall.calibration.data",
+        "CalibrationQuery": "kgrecall.calibration.data",
+        "CalibrationSet": "kgrecall.calibration.data",
+        "ReducedGraph": "kgrecall.calibration.data",
+        "hide_edges": "kgrecall.calibration.data",
+        "make_calibration_set": "kgrecall.calibration.data",
+        "reduce_graph": "kgrecall.calibration.data",
+        "reduce_strata": "kgrecall.calibration.data",
+        "EVALUATION_HIDE_FRACTION": "kgrecall.calibration.evaluation",
+        "OperatingMetrics": "kgrecall.calibration.evaluation",
+        "evaluate_point": "kgrecall.calibration.evaluation",
+        "evaluate_top_k": "kgrecall.calibration.evaluation",
+        "split_graph": "kgrecall.calibration.evaluation",
+        "DEFAULT_ROUTING_THRESHOLD": "kgrecall.calibration.gate",
+        "PREDICTED_SOURCE": "kgrecall.calibration.gate",
+        "ConformalGate": "kgrecall.calibration.gate",
+        "GateConfig": "kgrecall.calibration.gate",
+        "GateResult": "kgrecall.calibration.gate",
+        "HopReport": "kgrecall.calibration.gate",
+        "ScoredGraph": "kgrecall.calibration.gate",
+        "answer_mask": "kgrecall.calibration.gate",
+        "cut_scores": "kgrecall.calibration.gate",
+        "hop_depths": "kgrecall.calibration.gate",
+        "hop_thresholds": "kgrecall.calibration.gate",
+        "levels": "kgrecall.calibration.gate",
+        "power_scores": "kgrecall.calibration.gate",
+        "CalibrationSettings": "kgrecall.calibration.pipeline",
+        "Stratum": "kgrecall.calibration.pipeline",
+        "build_calibrations": "kgrecall.calibration.pipeline",
+        "calibrate": "kgrecall.calibration.pipeline",
+        "group_key": "kgrecall.calibration.pipeline",
+        "score_queries": "kgrecall.calibration.pipeline",
+        "score_strata": "kgrecall.calibration.pipeline",
+        "LEVEL_ALPHA": "kgrecall.calibration.retriever",
+        "AnswerPage": "kgrecall.calibration.retriever",
+        "CalibratedAnswer": "kgrecall.calibration.retriever",
+        "CalibratedRetriever": "kgrecall.calibration.retriever",
+        "Completeness": "kgrecall.calibration.retriever",
+        "Level": "kgrecall.calibration.retriever",
+        "resolve_level": "kgrecall.calibration.retriever",
+        "crc_index": "kgrecall.calibration.risk",
+        "hoeffding_bentkus_pvalue": "kgrecall.calibration.risk",
+        "ltt_index": "kgrecall.calibration.risk",
+        "risk_upper_bound": "kgrecall.calibration.risk",
+        "split_conformal_quantile": "kgrecall.calibration.risk",
+        "NO_PREDICTOR": "kgrecall.calibration.store",
+        "Calibration": "kgrecall.calibration.store",
+        "CalibrationKey": "kgrecall.calibration.store",
+        "CalibrationStore": "kgrecall.calibration.store",
+        "Conditioning": "kgrecall.calibration.store",
+        "RedisCalibrationStore": "kgrecall.calibration.store",
+        "SQLiteCalibrationStore": "kgrecall.calibration.store",
+        "open_calibration_store": "kgrecall.calibration.store",
+    },
+)

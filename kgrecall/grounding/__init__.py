@@ -8,31 +8,36 @@ auto-learning of analysis entities. Depends on :mod:`kgrecall.kg`, :mod:`kgrecal
 :mod:`kgrecall.prompts`.
 """
 
-from kgrecall.grounding.autolearn import LearningReport, auto_learn
-from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
-from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
-from kgrecall.grounding.llm_claims import (
-    ExtractedClaim,
-    ExtractedClaims,
-    extract_claims_with_llm,
-)
-from kgrecall.grounding.reading import Assertion, read_assertions
-from kgrecall.grounding.validator import (
-    ICONS,
-    AssertedPair,
-    ClaimResult,
-    EntityMention,
-    GroundingResult,
-    KGGroundingValidator,
-)
-from kgrecall.grounding.verify import (
-    OPPOSITES,
-    PREDICATES,
-    ClaimVerdict,
-    Label,
-    PairVerdict,
-    PathVerifier,
-)
+from typing import TYPE_CHECKING
+
+from kgrecall._lazy import attach
+
+if TYPE_CHECKING:
+    from kgrecall.grounding.autolearn import LearningReport, auto_learn
+    from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
+    from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
+    from kgrecall.grounding.llm_claims import (
+        ExtractedClaim,
+        ExtractedClaims,
+        extract_claims_with_llm,
+    )
+    from kgrecall.grounding.reading import Assertion, read_assertions
+    from kgrecall.grounding.validator import (
+        ICONS,
+        AssertedPair,
+        ClaimResult,
+        EntityMention,
+        GroundingResult,
+        KGGroundingValidator,
+    )
+    from kgrecall.grounding.verify import (
+        OPPOSITES,
+        PREDICATES,
+        ClaimVerdict,
+        Label,
+        PairVerdict,
+        PathVerifier,
+    )
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
@@ -62,3 +67,36 @@ __all__ = [
     "extract_claims_with_llm",
     "read_assertions",
 ]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    globals(),
+    {
+        "LearningReport": "kgrecall.grounding.autolearn",
+        "auto_learn": "kgrecall.grounding.autolearn",
+        "DEFAULT_MAX_CHARS": "kgrecall.grounding.claims",
+        "Claim": "kgrecall.grounding.claims",
+        "check_report": "kgrecall.grounding.claims",
+        "extract_claims": "kgrecall.grounding.claims",
+        "SPECIES": "kgrecall.grounding.entities",
+        "EntityExtractor": "kgrecall.grounding.entities",
+        "Mention": "kgrecall.grounding.entities",
+        "ExtractedClaim": "kgrecall.grounding.llm_claims",
+        "ExtractedClaims": "kgrecall.grounding.llm_claims",
+        "extract_claims_with_llm": "kgrecall.grounding.llm_claims",
+        "Assertion": "kgrecall.grounding.reading",
+        "read_assertions": "kgrecall.grounding.reading",
+        "ICONS": "kgrecall.grounding.validator",
+        "AssertedPair": "kgrecall.grounding.validator",
+        "ClaimResult": "kgrecall.grounding.validator",
+        "EntityMention": "kgrecall.grounding.validator",
+        "GroundingResult": "kgrecall.grounding.validator",
+        "KGGroundingValidator": "kgrecall.grounding.validator",
+        "OPPOSITES": "kgrecall.grounding.verify",
+        "PREDICATES": "kgrecall.grounding.verify",
+        "ClaimVerdict": "kgrecall.grounding.verify",
+        "Label": "kgrecall.grounding.verify",
+        "PairVerdict": "kgrecall.grounding.verify",
+        "PathVerifier": "kgrecall.grounding.verify",
+    },
+)

@@ -32,7 +32,7 @@ from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.loaders.names import read_mesh_terms
 from kgrecall.tools.linking import EntityIndex, LinkedEntity
-from kgrecall.tools.names import common_words, fold, word_key
+from kgrecall.tools.names import common_words
 
 MentionKind = Literal[
     "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
@@ -113,13 +113,14 @@ _GENE_TYPES = frozenset({"gene", "protein"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 8
+_VOCABULARY_SEPARATORS = re.compile(r"[\s\-–]+")
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6
 
 
 @lru_cache(maxsize=1)
 def outside_vocabulary() -> dict[str, str]:
-    """Folded singular name → MeSH id of the drugs, chemicals and anatomical structures of
+    """Folded name → MeSH id of the drugs, chemicals and anatomical structures of
     ``kgrecall/data/mesh_terms.tsv.gz`` (see ``kgrecall/data/NAMES.md``)."""
     vocabulary: dict[str, str] = {}
     for mesh_id, _category, name in read_mesh_terms():
@@ -129,7 +130,9 @@ def outside_vocabulary() -> dict[str, str]:
 
 
 def _vocabulary_key(name: str) -> str:
-    return " ".join(word_key(word) for word in fold(name).split())
+    """Case, hyphens and spacing folded — cheap on purpose: 54 k names are keyed per process
+    (the KG's own names get the full folding of :func:`~kgrecall.tools.names.fold`)."""
+    return " ".join(_VOCABULARY_SEPARATORS.split(name.casefold())).strip()
 
 
 @dataclass(frozen=True, slots=True)

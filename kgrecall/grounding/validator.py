@@ -10,20 +10,20 @@ confidence of the non-trivial claims.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
 from kgrecall.grounding.entities import WEAK_KINDS, EntityExtractor, Mention, MentionKind
-from kgrecall.grounding.llm_claims import extract_claims_with_llm
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
 from kgrecall.kg.deadline import check_deadline
-from kgrecall.llm import LLMError
 from kgrecall.tools import EvidenceTriple
 from kgrecall.tools.linking import EntityIndex
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 ICONS: dict[str, str] = {
     "grounded": "✅",
@@ -180,6 +180,10 @@ class KGGroundingValidator:
         if self.llm is None:
             return extract_claims(report, max_chars=self.max_chars), "heuristic", []
         check_report(report, max_chars=self.max_chars)  # bad input is refused, not retried
+        # the LLM stack (langchain) is imported only when an LLM is configured
+        from kgrecall.grounding.llm_claims import extract_claims_with_llm
+        from kgrecall.llm import LLMError
+
         try:
             claims = extract_claims_with_llm(report, self.llm, max_chars=self.max_chars)
         except LLMError as error:

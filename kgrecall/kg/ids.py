@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import bioregistry
-
 #: Prefixes without a bioregistry preferred prefix, written as their communities write them.
 PREFIX_SPELLING: dict[str, str] = {"omim": "OMIM", "hgnc": "HGNC"}
 
@@ -20,6 +18,8 @@ PREFIX_SPELLING: dict[str, str] = {"omim": "OMIM", "hgnc": "HGNC"}
 @lru_cache(maxsize=4096)
 def normalize_prefix(prefix: str) -> str | None:
     """The canonical spelling of a CURIE prefix, or ``None`` when bioregistry does not know it."""
+    import bioregistry  # half a second to import: only when an identifier is normalised
+
     key = bioregistry.normalize_prefix(prefix)
     if key is None:
         return None

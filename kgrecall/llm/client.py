@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
 from kgrecall.kg import KGError
+
+if TYPE_CHECKING:  # langchain loads only when a model is actually called
+    from langchain_core.language_models import BaseChatModel
 
 DEFAULT_MODEL = "gpt-4o-mini"
 Schema = TypeVar("Schema", bound=BaseModel)
@@ -75,6 +76,8 @@ def chat_model(settings: LLMSettings) -> BaseChatModel:
 
 def structured_call(model: BaseChatModel, schema: type[Schema], system: str, user: str) -> Schema:
     """One call that must answer with ``schema``; any failure is an :class:`LLMError`."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
     messages = [SystemMessage(system), HumanMessage(user)]
     try:
         bound = model.bind_tools([schema], tool_choice=schema.__name__)

@@ -4,35 +4,40 @@ neural completion, one result model, LangChain wrappers.
 Depends only on :mod:`kgrecall.kg`.
 """
 
-from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
-from kgrecall.tools.langchain import make_retrieval_tools
-from kgrecall.tools.linking import MIN_LINK_SCORE, EntityIndex, LinkedEntity
-from kgrecall.tools.linkpred import (
-    LinkPredictor,
-    LinkPredictorError,
-    Prediction,
-    RankMetrics,
-    TrainingConfig,
-)
-from kgrecall.tools.query import (
-    SHAPES,
-    TOPOLOGIES,
-    EntityQuery,
-    IntersectQuery,
-    ProjectQuery,
-    QueryNode,
-    QueryTree,
-    UnionQuery,
-    anchors,
-    parse_query,
-    projections,
-    sample_query,
-    shape,
-    topology,
-)
-from kgrecall.tools.results import Candidate, Evidence, EvidenceTriple, ToolName
-from kgrecall.tools.traversal import TraversalResult, execute_sets, traverse, validate_query
-from kgrecall.tools.vector import VectorIndex, embed
+from typing import TYPE_CHECKING
+
+from kgrecall._lazy import attach
+
+if TYPE_CHECKING:
+    from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
+    from kgrecall.tools.langchain import make_retrieval_tools
+    from kgrecall.tools.linking import MIN_LINK_SCORE, EntityIndex, LinkedEntity
+    from kgrecall.tools.linkpred import (
+        LinkPredictor,
+        LinkPredictorError,
+        Prediction,
+        RankMetrics,
+        TrainingConfig,
+    )
+    from kgrecall.tools.query import (
+        SHAPES,
+        TOPOLOGIES,
+        EntityQuery,
+        IntersectQuery,
+        ProjectQuery,
+        QueryNode,
+        QueryTree,
+        UnionQuery,
+        anchors,
+        parse_query,
+        projections,
+        sample_query,
+        shape,
+        topology,
+    )
+    from kgrecall.tools.results import Candidate, Evidence, EvidenceTriple, ToolName
+    from kgrecall.tools.traversal import TraversalResult, execute_sets, traverse, validate_query
+    from kgrecall.tools.vector import VectorIndex, embed
 
 __all__ = [
     "MIN_LINK_SCORE",
@@ -72,3 +77,46 @@ __all__ = [
     "traverse",
     "validate_query",
 ]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    globals(),
+    {
+        "FulltextIndex": "kgrecall.tools.fulltext",
+        "Suggestion": "kgrecall.tools.fulltext",
+        "tokenize": "kgrecall.tools.fulltext",
+        "make_retrieval_tools": "kgrecall.tools.langchain",
+        "MIN_LINK_SCORE": "kgrecall.tools.linking",
+        "EntityIndex": "kgrecall.tools.linking",
+        "LinkedEntity": "kgrecall.tools.linking",
+        "LinkPredictor": "kgrecall.tools.linkpred",
+        "LinkPredictorError": "kgrecall.tools.linkpred",
+        "Prediction": "kgrecall.tools.linkpred",
+        "RankMetrics": "kgrecall.tools.linkpred",
+        "TrainingConfig": "kgrecall.tools.linkpred",
+        "SHAPES": "kgrecall.tools.query",
+        "TOPOLOGIES": "kgrecall.tools.query",
+        "EntityQuery": "kgrecall.tools.query",
+        "IntersectQuery": "kgrecall.tools.query",
+        "ProjectQuery": "kgrecall.tools.query",
+        "QueryNode": "kgrecall.tools.query",
+        "QueryTree": "kgrecall.tools.query",
+        "UnionQuery": "kgrecall.tools.query",
+        "anchors": "kgrecall.tools.query",
+        "parse_query": "kgrecall.tools.query",
+        "projections": "kgrecall.tools.query",
+        "sample_query": "kgrecall.tools.query",
+        "shape": "kgrecall.tools.query",
+        "topology": "kgrecall.tools.query",
+        "Candidate": "kgrecall.tools.results",
+        "Evidence": "kgrecall.tools.results",
+        "EvidenceTriple": "kgrecall.tools.results",
+        "ToolName": "kgrecall.tools.results",
+        "TraversalResult": "kgrecall.tools.traversal",
+        "execute_sets": "kgrecall.tools.traversal",
+        "traverse": "kgrecall.tools.traversal",
+        "validate_query": "kgrecall.tools.traversal",
+        "VectorIndex": "kgrecall.tools.vector",
+        "embed": "kgrecall.tools.vector",
+    },
+)

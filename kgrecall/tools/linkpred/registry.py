@@ -25,6 +25,7 @@ from pathlib import Path
 
 from kgrecall.kg import GraphStore
 from kgrecall.tools.linkpred.base import CompletionModel, LinkPredictorError
+from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL as DEFAULT_MODEL
 from kgrecall.tools.linkpred.ensemble import EnsembleCompletion
 from kgrecall.tools.linkpred.predictor import (
     SUPPORTED_MODELS,
@@ -45,8 +46,6 @@ RULE_MODELS = ("rules",)
 ENSEMBLES: dict[str, tuple[tuple[str, float], ...]] = {
     "ultra+rules": (("ultra", 0.5), ("rules", 0.5)),
 }
-#: The model the service uses when none is named (see README: why ULTRA and rules).
-DEFAULT_MODEL = "ultra+rules"
 
 
 def model_names() -> list[str]:
