@@ -8,10 +8,17 @@ The offline planner needs no LLM. It reads questions of the forms
   "phenotypes of diseases associated with SNCA" (a chain: type words between relations)
 - 2i  "genes associated with both X and Y", "genes associated with X that have phenotype Y"
 - 2u  "genes associated with either X or Y"
+- as people also write them: anchor first ("Parkinson disease 13 is linked to which genes"),
+  possessive or bare ("SNCA's diseases", "DJ-1 phenotypes"), what anchors share ("receptors
+  shared by NGF and progranulin", "phenotypes do parkin and PINK1 have in common", "do apoE
+  and APP both bind") — with no relation word, the only KG relation joining the two types
+  (method ``signature``); "ligands" / "receptors" fix the direction of ligand → receptor edges
 
 Relations are found by a phrase lexicon (``RELATION_PHRASES``), else by embedding
 similarity between the phrase and the relations' names, meanings and example wordings
-(``RELATION_EXAMPLES``; the best match, at least ``MIN_RELATION_SIMILARITY``). The direction
+(``RELATION_EXAMPLES``; the best match, at least ``MIN_RELATION_SIMILARITY``); a worded
+relation that cannot join the anchor's type to the asked type gives way to the one relation
+that can ("phenotypes associated with SNCA" → has_phenotype). The direction
 of each hop follows from the node types the KG's edges of that relation connect (gene
 associated_with disease: genes of a disease → inverse), and the phrase's own hint for
 same-type relations ("subtypes of" → inverse). Anchors are linked by the KG's
@@ -117,6 +124,20 @@ _POSSESSIVE_QUESTION = re.compile(
     r"(?P<type>(?:\w+\s+)?\w+)$",
     re.IGNORECASE,
 )
+_SHARED_QUESTION = [
+    re.compile(
+        r"^(?P<type>.+?)\s+(?:(?:that\s+are\s+)?shared\s+by|common\s+to|in\s+common\s+"
+        r"(?:to|between))\s+(?P<anchors>.+)$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"^(?P<type>.+?)\s+(?:do|does)\s+(?P<anchors>.+?)\s+(?:have\s+in\s+common|share|"
+        r"both\s+have)$",
+        re.IGNORECASE,
+    ),
+]
+#: A trailing "both" after coordinated subjects ("do apoE and APP both bind").
+_BOTH_AFTER = re.compile(r"\s+both\s*$", re.IGNORECASE)
 _AUXILIARY_SUBJECT = re.compile(r"^\s*(?:does|do|did|is|are|can)\s+(.+?)\s*$", re.IGNORECASE)
 _BOTH = re.compile(r"^\s*both\s+", re.IGNORECASE)
 #: Words that make a question ask for what the KG does not say.
@@ -242,11 +263,11 @@ class OfflinePlanner:
         body = _LEAD.sub("", _anchor_first(text), count=1)
         reading.answer_hint = next((h for p, h in TYPE_HINTS if p.match(body)), None)
         answer_type, rest = self._leading_type(body)
-        possessive = reading._possessive(body)
-        if possessive is not None:
-            return QueryPlan.of(
-                question, possessive, possessive_type(body), reading.anchors, reading.relations
-            )
+        for reader in (reading._possessive, reading._shared):
+            read = reader(body)
+            if read is not None:
+                tree, asked = read
+                return QueryPlan.of(question, tree, asked, reading.anchors, reading.relations)
         opening = self._relation_at_start(body)
         if answer_type is not None and opening is not None:
             rest = body  # "phenotypes of …": the type word is part of the relation phrase
@@ -261,25 +282,41 @@ class OfflinePlanner:
                 return node_type, text[match.end() :]
         return None, text
 
-    def _possessive(self, body: str) -> QueryNode | None:
+    def _possessive(self, body: str) -> tuple[QueryNode, str] | None:
         """ "SNCA's diseases", "DJ-1 phenotypes", "TrkB's ligands": an anchor and the type of
         its answers, no relation words — the one KG relation joining the two types."""
         match = _POSSESSIVE_QUESTION.match(body)
         if match is None:
             return None
-        answer_type, rest = self._leading_type(match.group("type"))
-        if answer_type is None or rest.strip() or self._relation_at_start(match.group("type")):
+        return self._by_types(match.group("type"), match.group("anchor"))
+
+    def _shared(self, body: str) -> tuple[QueryNode, str] | None:
+        """ "receptors shared by NGF and progranulin", "phenotypes common to SCA2 and SCA3",
+        "phenotypes do parkin and PINK1 have in common": what the anchors have in common, by
+        the one relation joining the answer type to the anchors' type."""
+        match = next((m for pattern in _SHARED_QUESTION if (m := pattern.match(body))), None)
+        if match is None:
             return None
-        named = self.linker.lookup(match.group("anchor"))  # a name, never a fuzzy guess
+        return self._by_types(match.group("type"), match.group("anchors"))
+
+    def _by_types(self, type_words: str, anchors: str) -> tuple[QueryNode, str] | None:
+        """The answers of type ``type_words`` joined to the anchors (one, or several with
+        "and" / "or") by the only relation between the two types; None when the words are
+        not a bare type, the first anchor is no exact name or no single relation fits."""
+        answer_type, rest = self._leading_type(type_words)
+        if answer_type is None or rest.strip() or self._relation_at_start(type_words):
+            return None
+        first = re.split(r"\s*,\s*|\s+(?:and|or)\s+", _BOTH.sub("", anchors), maxsplit=1)[0]
+        named = self.linker.lookup(first)  # a name, never a fuzzy guess
         if not named:
             return None
         try:
             relation = self._by_signature(
-                _Relation("", None, match.group(0), "signature", 1.0), answer_type, named[0].type
+                _Relation("", None, type_words, "signature", 1.0), answer_type, named[0].type
             )
         except PlanningError:
             return None  # no single relation: the grammar below reads it, or says why not
-        return self._project(relation, match.group("anchor"), answer_type)
+        return self._anchor_expression(relation, anchors, answer_type), answer_type
 
     def _subject_question(
         self,
@@ -303,7 +340,9 @@ class OfflinePlanner:
                     ):  # "do diseases associated with SNCA have": the subject is a chain
                         inner = self._chain(after_type, inner_type)
                         return self._project_node(relation, inner, inner_type, answer_type)
-                    return self._project(relation, subject, answer_type)
+                    # "do apoE and APP both bind": one projection per anchor, intersected
+                    subject = _BOTH_AFTER.sub("", subject)
+                    return self._anchor_expression(relation, subject, answer_type)
         return None
 
     def _branches(
@@ -730,14 +769,6 @@ class LLMPlanner:
             return next(iter(ends)) if len(ends) == 1 else None
         kinds = {self._check_types(child) for child in node.inputs}
         return kinds.pop() if len(kinds) == 1 else None
-
-
-def possessive_type(body: str) -> str | None:
-    """The answer type a possessive question ("SNCA's diseases") asks for."""
-    match = _POSSESSIVE_QUESTION.match(body)
-    if match is None:
-        return None
-    return next((t for p, t in TYPE_WORDS if p.match(match.group("type"))), None)
 
 
 def _anchor_first(text: str) -> str:

@@ -110,6 +110,34 @@ def test_questions_as_people_word_them(
     assert [r.method for r in plan.relations] == [method]
 
 
+APOE, APP = "uniprot:P02649", "uniprot:P05067"
+
+
+@pytest.mark.parametrize(
+    ("question", "relation", "anchors", "method"),
+    [
+        (
+            "What phenotypes do SNCA and DJ-1 have in common?",
+            "has_phenotype",
+            (SNCA, DJ1),
+            "signature",
+        ),
+        ("phenotypes shared by SNCA and DJ-1", "has_phenotype", (SNCA, DJ1), "signature"),
+        ("Which phenotypes do SNCA and DJ-1 both have?", "has_phenotype", (SNCA, DJ1), "signature"),
+        ("Which receptors do apoE and APP both bind?", "interacts_with", (APOE, APP), "lexicon"),
+    ],
+)
+def test_what_anchors_have_in_common_is_an_intersection(
+    service: QueryService, question: str, relation: str, anchors: tuple[str, str], method: str
+) -> None:
+    plan = service.resources("demo").planner.plan(question)
+    assert plan.query == {
+        "op": "intersect",
+        "inputs": [project(relation, entity(a)) for a in anchors],
+    }
+    assert {r.method for r in plan.relations} == {method}
+
+
 def test_ambiguous_anchor_lists_alternatives(service: QueryService) -> None:
     # "PD" is a synonym of more than one Parkinson disease entry: no guess passed off as sure.
     plan = service.resources("demo").planner.plan("Which genes are associated with PD?")
