@@ -13,6 +13,8 @@ The offline planner needs no LLM. It reads questions of the forms
   shared by NGF and progranulin", "phenotypes do parkin and PINK1 have in common", "do apoE
   and APP both bind") — with no relation word, the only KG relation joining the two types
   (method ``signature``); "ligands" / "receptors" fix the direction of ligand → receptor edges
+- a hyphenated relation adjective before a type word reads as its relation ("SNCA-associated
+  diseases that …" = "diseases associated with SNCA that …")
 
 Relations are found by a phrase lexicon (``RELATION_PHRASES``), else by embedding
 similarity between the phrase and the relations' names, meanings and example wordings
@@ -124,6 +126,11 @@ _POSSESSIVE_QUESTION = re.compile(
     r"(?P<type>(?:\w+\s+)?\w+)$",
     re.IGNORECASE,
 )
+_HYPHENATED = re.compile(
+    r"(?P<anchor>[A-Za-z0-9α-ω]+)-(?P<verb>associated|linked|related)\s+(?P<type>\w+)",
+    re.IGNORECASE,
+)
+_PREPOSITION = {"associated": "with", "linked": "to", "related": "to"}
 _SHARED_QUESTION = [
     re.compile(
         r"^(?P<type>.+?)\s+(?:(?:that\s+are\s+)?shared\s+by|common\s+to|in\s+common\s+"
@@ -260,7 +267,7 @@ class OfflinePlanner:
         self.refuse_negation(text)
         reading = copy.copy(self)  # per question: the planner is shared between threads
         reading.anchors, reading.relations = [], []
-        body = _LEAD.sub("", _anchor_first(text), count=1)
+        body = _LEAD.sub("", _anchor_first(_unhyphenated(text)), count=1)
         reading.answer_hint = next((h for p, h in TYPE_HINTS if p.match(body)), None)
         answer_type, rest = self._leading_type(body)
         for reader in (reading._possessive, reading._shared):
@@ -769,6 +776,23 @@ class LLMPlanner:
             return next(iter(ends)) if len(ends) == 1 else None
         kinds = {self._check_types(child) for child in node.inputs}
         return kinds.pop() if len(kinds) == 1 else None
+
+
+def _unhyphenated(text: str) -> str:
+    """ "GBA1-associated diseases" → "diseases associated with GBA1 that", "SNCA-linked
+    genes" → "genes linked to SNCA that": a hyphenated relation adjective before a type word
+    read as the relation phrase it stands for (a clause follows, so "that" joins it)."""
+    match = _HYPHENATED.search(text)
+    if match is None or not any(p.fullmatch(match.group("type")) for p, _ in TYPE_WORDS):
+        return text
+    rest = text[match.end() :].strip()
+    if rest and not rest[0].isalnum():
+        return text  # "C9orf72-associated diseases: what …" is another sentence shape
+    clause = f" that {rest}" if rest else ""
+    phrase = (
+        f"{match.group('type')} {match.group('verb')} {_PREPOSITION[match.group('verb').lower()]}"
+    )
+    return f"{text[: match.start()]}{phrase} {match.group('anchor')}{clause}"
 
 
 def _anchor_first(text: str) -> str:

@@ -138,6 +138,20 @@ def test_what_anchors_have_in_common_is_an_intersection(
     assert {r.method for r in plan.relations} == {method}
 
 
+def test_a_hyphenated_relation_adjective_reads_as_its_relation(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    assert planner.plan("List SNCA-associated diseases").query == project(
+        "associated_with", entity(SNCA)
+    )
+    assert planner.plan("Which SNCA-associated diseases present with dystonia?").query == {
+        "op": "intersect",
+        "inputs": [
+            project("associated_with", entity(SNCA)),
+            project("has_phenotype", entity(DYSTONIA), inverse=True),
+        ],
+    }
+
+
 def test_ambiguous_anchor_lists_alternatives(service: QueryService) -> None:
     # "PD" is a synonym of more than one Parkinson disease entry: no guess passed off as sure.
     plan = service.resources("demo").planner.plan("Which genes are associated with PD?")
