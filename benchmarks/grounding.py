@@ -291,6 +291,32 @@ def align(spans: list[tuple[int, int]], results: list[ClaimResult]) -> list[list
     return found
 
 
+def label_scores(confusion: dict[str, Counter[str]]) -> dict[str, dict[str, float]]:
+    """Precision, recall, F1 and gold count per label from a gold → predicted confusion."""
+    per_label: dict[str, dict[str, float]] = {}
+    for label in LABELS:
+        tp = confusion[label][label]
+        predicted_as = sum(confusion[c][label] for c in LABELS)
+        gold = sum(confusion[label].values())
+        precision = tp / predicted_as if predicted_as else 0.0
+        recall = tp / gold if gold else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        per_label[label] = {"precision": precision, "recall": recall, "f1": f1, "n": gold}
+    return per_label
+
+
+def label_table(per_label: dict[str, dict[str, float]]) -> list[str]:
+    """The per-label scores as markdown table lines."""
+    return [
+        "| label | precision | recall | F1 | n |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {label} | {v['precision']:.3f} | {v['recall']:.3f} | {v['f1']:.3f} | {v['n']:.0f} |"
+            for label, v in per_label.items()
+        ),
+    ]
+
+
 def score(claims: list[LabelledClaim], found: list[list[ClaimResult]]) -> dict[str, object]:
     """Per-label precision/recall/F1, the confusion matrix and the conflict checks."""
     order = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
@@ -306,15 +332,7 @@ def score(claims: list[LabelledClaim], found: list[list[ClaimResult]]) -> dict[s
         if claim.category in ("grounded", "inferred"):
             true_claims += 1
             false_conflicts += flagged
-    per_label: dict[str, dict[str, float]] = {}
-    for label in LABELS:
-        tp = confusion[label][label]
-        predicted_as = sum(confusion[c][label] for c in LABELS)
-        gold = sum(confusion[label].values())
-        precision = tp / predicted_as if predicted_as else 0.0
-        recall = tp / gold if gold else 0.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        per_label[label] = {"precision": precision, "recall": recall, "f1": f1, "n": gold}
+    per_label = label_scores(confusion)
     return {
         "per_label": per_label,
         "macro_f1": sum(v["f1"] for v in per_label.values()) / len(LABELS),
@@ -541,15 +559,7 @@ def score_reports(store: NetworkXStore, validator: KGGroundingValidator) -> dict
     confusion: dict[str, Counter[str]] = {label: Counter() for label in LABELS}
     for row in rows:
         confusion[str(row["gold"])][str(row["predicted"])] += 1
-    per_label: dict[str, dict[str, float]] = {}
-    for label in LABELS:
-        tp = confusion[label][label]
-        predicted_as = sum(confusion[c][label] for c in LABELS)
-        gold_n = sum(confusion[label].values())
-        precision = tp / predicted_as if predicted_as else 0.0
-        recall = tp / gold_n if gold_n else 0.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        per_label[label] = {"precision": precision, "recall": recall, "f1": f1, "n": gold_n}
+    per_label = label_scores(confusion)
     reversed_rows = [r for r in rows if r["reversed"]]
     clean = [r for r in rows if not r["gold_conflict"] and r["gold"] != "trivial"]
     plainly_wrong = [
@@ -706,12 +716,7 @@ def reports_markdown(figures: dict[str, object]) -> str:
         f"entity outside the KG labelled ungrounded {outside['ungrounded']} of {outside['of']}; "
         f"in process {float(figures['claims_per_second']):,.0f} claims/s.",  # type: ignore[arg-type]
         "",
-        "| label | precision | recall | F1 | n |",
-        "|---|---|---|---|---|",
-        *(
-            f"| {label} | {v['precision']:.3f} | {v['recall']:.3f} | {v['f1']:.3f} | {v['n']:.0f} |"
-            for label, v in per_label.items()
-        ),
+        *label_table(per_label),
         "",
         "Confusion (rows: gold, columns: predicted; `none`: the line was not found as a claim):",
         "",
@@ -757,12 +762,7 @@ def markdown(figures: dict[str, object]) -> str:
         f"| ≥ 200 claims/s | {speed:,.0f} claims/s ({float(figures['seconds']):.2f} s) "  # type: ignore[arg-type]
         f"| {met[speed >= 200]} |",
         "",
-        "| label | precision | recall | F1 | n |",
-        "|---|---|---|---|---|",
-        *(
-            f"| {label} | {v['precision']:.3f} | {v['recall']:.3f} | {v['f1']:.3f} | {v['n']:.0f} |"
-            for label, v in per_label.items()
-        ),
+        *label_table(per_label),
         "",
         "Confusion matrix (rows: generated category, columns: predicted label; `none`: the "
         "sentence was not found as a claim). Plot: `grounding_confusion.png`.",

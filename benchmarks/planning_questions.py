@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from linking import equivalents  # benchmarks/linking.py: same entity under other records
+from planning import up_to_records  # benchmarks/planning.py: one record per anchor
 
 from kgrecall.agents import PlanningError, QueryService
 from kgrecall.kg import GraphStore
@@ -71,17 +72,6 @@ def load(path: Path) -> list[dict[str, Any]]:
 def answers(store: GraphStore, tree: dict[str, Any]) -> set[str]:
     found, _ = execute_sets(store, parse_query(tree))
     return found
-
-
-def mapped(tree: Any, same: dict[str, set[str]]) -> Any:
-    """The tree with every anchor replaced by one record of its entity."""
-    if isinstance(tree, dict):
-        if tree.get("op") == "entity":
-            return {**tree, "id": min(same.get(str(tree["id"]), {str(tree["id"])}))}
-        return {key: mapped(value, same) for key, value in tree.items()}
-    if isinstance(tree, list):
-        return [mapped(value, same) for value in tree]
-    return tree
 
 
 def right(store: GraphStore, item: dict[str, Any], tree: dict[str, Any]) -> bool:
@@ -135,8 +125,8 @@ def main() -> None:
             continue
         exact = tree is not None and right(store, item, tree)
         records = exact or (
-            tree is not None and right(store, item, mapped(tree, same))
-            and mapped(tree, same) == mapped(item["query"], same)
+            tree is not None and right(store, item, up_to_records(tree, same))
+            and up_to_records(tree, same) == up_to_records(item["query"], same)
         )  # fmt: skip
         for row in rows:
             row["n"] += 1
