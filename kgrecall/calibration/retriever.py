@@ -5,11 +5,13 @@ Levels (DESIGN §5): ``fast`` is retrieval only with no guarantee; ``thorough`` 
 The thresholds come from the calibration of the query's topology at the largest calibrated
 α ≤ the requested one (a stricter calibration still honours the request). Without a valid
 calibration — stale KG version, another link predictor, uncalibrated topology or target — the
-query runs retrieval-only and says ``guarantee: none`` with the reason.
+query runs retrieval-only and says ``guarantee: none`` with the reason (also when the
+calibration store cannot be read).
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,11 +31,14 @@ from kgrecall.calibration.store import (
     Calibration,
     CalibrationKey,
     CalibrationStore,
+    CalibrationStoreError,
     Conditioning,
 )
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.tools import Candidate, QueryNode, topology
 from kgrecall.tools.linkpred import CompletionModel
+
+log = logging.getLogger(__name__)
 
 Level = Literal["fast", "thorough", "exhaustive"]
 #: Risk level α of each completeness level (fast: no calibration, retrieval only).
@@ -162,12 +167,15 @@ class CalibratedRetriever:
 
         def find(predictor_id: str) -> Calibration | str:
             assert self.calibrations is not None
-            return self.calibrations.find(
-                CalibrationKey(
-                    self.kg_name, self.store.version, predictor_id, name, alpha,
-                    chosen_method, self.conditioning,
-                )
+            key = CalibrationKey(
+                self.kg_name, self.store.version, predictor_id, name, alpha, chosen_method,
+                self.conditioning,
             )  # fmt: skip
+            try:
+                return self.calibrations.find(key)
+            except CalibrationStoreError as error:  # answer uncalibrated, never fail the query
+                log.warning("calibration lookup failed: %s", error)
+                return f"the calibration store cannot be read ({error.problem})"
 
         found, gate, fallback = find(self.predictor_id), self.gate, []
         if isinstance(found, str) and self.predictor is not None:

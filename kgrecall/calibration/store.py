@@ -4,11 +4,13 @@ A record is keyed by (KG name, KG version, link-predictor id, topology, α, meth
 conditioning); recalibrating replaces it in one transaction, so a reader sees the old record or
 the new one, never half of either. A lookup for a KG version, predictor or topology without a
 record — or with records only at larger α — returns the reason instead, which the caller
-reports as ``guarantee: none``.
+reports as ``guarantee: none``. A store that cannot be read raises
+:class:`CalibrationStoreError`; a SQLite file removed while in use is created anew (empty).
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -22,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kgrecall.calibration.calibrators import Method, ThresholdChoice
 from kgrecall.kg import KGError
+
+log = logging.getLogger(__name__)
 
 Conditioning = Literal["none", "relation", "degree"]
 #: Predictor id recorded when calibration (and querying) runs without a link predictor.
@@ -42,6 +46,16 @@ CREATE TABLE IF NOT EXISTS calibrations (
     UNIQUE (kg_name, kg_version, predictor_id, topology, alpha, method, conditioning)
 )
 """
+
+
+class CalibrationStoreError(KGError):
+    """The calibration store cannot be opened or read: a fault of the server's storage, not of
+    the request (HTTP answers 503 without the location; the CLI shows it)."""
+
+    def __init__(self, location: str, problem: str) -> None:
+        super().__init__(f"{location}: {problem}")
+        self.location = location
+        self.problem = problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,17 +215,25 @@ class CalibrationStore(ABC):
         try:
             return Calibration.model_validate_json(text)
         except ValidationError as error:
-            raise KGError(f"{self.location}: unreadable calibration record ({error})") from None
+            problem = f"unreadable calibration record ({error.error_count()} errors)"
+            raise CalibrationStoreError(self.location, problem) from None
 
 
 class SQLiteCalibrationStore(CalibrationStore):
-    """One SQLite file; a save is one transaction."""
+    """One SQLite file; a save is one transaction. Nothing is opened before the first use, so a
+    broken store fails the calls that need it, not whoever constructs it."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.location = str(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._cache: tuple[tuple[int, int], list[Calibration]] | None = None
+
+    def _create(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            problem = f"cannot create the calibration store's folder ({error.strerror})"
+            raise CalibrationStoreError(self.location, problem) from None
         with self._connect() as connection:
             connection.execute(_SCHEMA)
 
@@ -220,17 +242,20 @@ class SQLiteCalibrationStore(CalibrationStore):
         try:
             connection = sqlite3.connect(self.path, timeout=30)
         except sqlite3.Error as error:
-            raise KGError(f"{self.path}: cannot open the calibration store ({error})") from None
+            problem = f"cannot open the calibration store ({error})"
+            raise CalibrationStoreError(self.location, problem) from None
         try:
             with connection:  # commits on success, rolls back on error
                 yield connection
         except sqlite3.DatabaseError as error:
-            raise KGError(f"{self.path}: calibration store error ({error})") from None
+            problem = f"calibration store error ({error})"
+            raise CalibrationStoreError(self.location, problem) from None
         finally:
             connection.close()
 
     def save(self, calibrations: list[Calibration]) -> None:
         """Insert or replace the records, all in one transaction."""
+        self._create()
         with self._connect() as connection:
             for record in calibrations:
                 key = astuple(record.key)
@@ -251,10 +276,17 @@ class SQLiteCalibrationStore(CalibrationStore):
         Records are parsed once and cached until the file changes (queries look them up
         on every call; another process recalibrating is picked up on the next lookup).
         """
-        status = self.path.stat()
+        try:
+            status = self.path.stat()
+        except FileNotFoundError:  # new, or moved / deleted while in use: an empty store
+            if self._cache is not None:
+                log.warning("calibration store %s is gone; creating an empty one", self.path)
+            self._create()
+            status = self.path.stat()
         key = (status.st_mtime_ns, status.st_size)
         if self._cache is None or self._cache[0] != key:
             with self._connect() as connection:
+                connection.execute(_SCHEMA)  # a file another process created but not filled
                 rows = connection.execute(
                     "SELECT record FROM calibrations ORDER BY created_at DESC"
                 ).fetchall()
@@ -263,6 +295,7 @@ class SQLiteCalibrationStore(CalibrationStore):
         return records if kg_name is None else [r for r in records if r.kg_name == kg_name]
 
     def get(self, calibration_id: str) -> Calibration | None:
+        self._create()
         with self._connect() as connection:
             row = connection.execute(
                 "SELECT record FROM calibrations WHERE id = ?", (calibration_id,)
@@ -299,14 +332,16 @@ class RedisCalibrationStore(CalibrationStore):
                 pipeline.hset(self._index(), field_name, record.id)
             pipeline.execute()
         except _redis_errors() as error:
-            raise KGError(f"{self.location}: calibration store error ({error})") from None
+            problem = f"calibration store error ({error})"
+            raise CalibrationStoreError(self.location, problem) from None
 
     def all(self, kg_name: str | None = None) -> list[Calibration]:
         try:
             ids = [_text(value) for value in self.client.hvals(self._index())]
             payloads = self.client.mget([self._record_key(i) for i in ids]) if ids else []
         except _redis_errors() as error:
-            raise KGError(f"{self.location}: calibration store error ({error})") from None
+            problem = f"calibration store error ({error})"
+            raise CalibrationStoreError(self.location, problem) from None
         records = [self._parse(payload) for payload in payloads if payload is not None]
         records.sort(key=lambda record: record.created_at, reverse=True)
         return records if kg_name is None else [r for r in records if r.kg_name == kg_name]

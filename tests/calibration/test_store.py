@@ -15,6 +15,7 @@ from kgrecall.calibration import (
     Calibration,
     CalibrationKey,
     CalibrationStore,
+    CalibrationStoreError,
     RedisCalibrationStore,
     SQLiteCalibrationStore,
     ThresholdChoice,
@@ -223,3 +224,27 @@ def test_readers_never_see_half_written_thresholds(tmp_path: Path) -> None:
     for thread in threads:
         thread.join(timeout=120)
     assert seen and set(seen) <= {("v0", 0.2, 100), ("v1", 0.7, 101)}
+
+
+def test_a_store_moved_while_in_use_starts_empty(tmp_path: Path) -> None:
+    """Moving the SQLite file at run time was a FileNotFoundError (HTTP 500)."""
+    path = tmp_path / "c.sqlite"
+    store = SQLiteCalibrationStore(path)
+    store.save([record()])
+    assert [r.id for r in store.all()] == ["c1"]
+    path.rename(tmp_path / "moved.sqlite")
+    assert store.all() == [] and path.is_file()
+    store.save([record(id="c2")])
+    assert [r.id for r in store.all()] == ["c2"]
+
+
+def test_a_corrupt_store_fails_its_calls_not_its_construction(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    path.write_bytes(b"this is not a SQLite database" * 100)
+    store = SQLiteCalibrationStore(path)  # opening nothing yet
+    with pytest.raises(CalibrationStoreError, match="not a database") as caught:
+        store.all()
+    assert caught.value.location == str(path) and str(path) not in caught.value.problem
+    with pytest.raises(CalibrationStoreError):
+        store.save([record()])
+    assert path.read_bytes().startswith(b"this is not")  # nothing overwritten

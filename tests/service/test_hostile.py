@@ -6,12 +6,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from kgrecall.agents import QueryService
+from kgrecall.calibration import SQLiteCalibrationStore
 from kgrecall.kg import KGError
 from kgrecall.service import create_app
 from tests.conftest import PD4_GENES
@@ -200,3 +202,22 @@ def test_admin_auth_cannot_be_disabled_off_loopback(
     for host in ("127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2"):
         create_app(service, host=host)  # local use stays possible
     create_app(service, admin_key="k", host="0.0.0.0")  # with a key: any host
+
+
+def test_a_broken_calibration_store_answers_uncalibrated_without_its_path(
+    client: TestClient, service: QueryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corrupt store was a 400 that disclosed the server path; a moved one a 500."""
+    corrupt = tmp_path / "calibration.sqlite"
+    corrupt.write_bytes(b"not a database" * 100)
+    retriever = service.resources("demo").retriever
+    monkeypatch.setattr(retriever, "calibrations", SQLiteCalibrationStore(corrupt))
+    reply = client.post("/v1/query", json={"query": QUESTION, "completeness": "thorough"})
+    assert reply.status_code == 200, reply.text
+    guarantee = reply.json()["completeness"]["guarantee"]
+    assert "calibration store cannot be read" in guarantee and str(tmp_path) not in reply.text
+    assert "NCBIGene:6622" in {answer["id"] for answer in reply.json()["answers"]}  # SNCA
+    moved = tmp_path / "moved" / "calibration.sqlite"
+    monkeypatch.setattr(retriever, "calibrations", SQLiteCalibrationStore(moved))
+    reply = client.post("/v1/query", json={"query": QUESTION, "completeness": "thorough"})
+    assert reply.status_code == 200 and "has no" in reply.json()["completeness"]["guarantee"]

@@ -228,3 +228,17 @@ def test_tagged_splits_move_unseen_valid_and_test_triples_into_training(
     # Only as many as needed: once one triple of the relation is in training, others may stay.
     assert tagged_train < report.n_train <= tagged_train + moved
     assert rare in predictor.relations
+
+
+def test_a_time_budget_stops_inside_a_validation_chunk(nations: NetworkXStore) -> None:
+    """The budget was checked only every ``eval_every`` epochs (``--budget-minutes 3`` ran
+    1,268 s under load); now training stops after the batch that passes it."""
+    config = TrainingConfig(
+        embedding_dim=16, batch_size=16, max_epochs=2_000, eval_every=2_000, time_budget_s=0.5
+    )
+    predictor = LinkPredictor.train(nations, config, progress=False)
+    report = predictor.report
+    assert report.stopped_by == "time_budget"
+    assert 0 <= report.epochs < 2_000  # the old check let all 2,000 epochs run
+    assert len(report.validation_mrr) == 1  # the partly trained model is still validated
+    assert report.test.mrr > 0.0

@@ -807,6 +807,7 @@ def _fit(
         )
         train_kwargs = {}
     start = time.perf_counter()
+    deadline = None if settings.time_budget_s is None else start + settings.time_budget_s
     history: list[tuple[int, float]] = []
     best_state: dict[str, torch.Tensor] | None = None
     best_mrr, best_epoch, epoch, stale = -1.0, 0, 0, 0
@@ -820,16 +821,25 @@ def _fit(
     while epoch < settings.max_epochs:
         target = min(epoch + settings.eval_every, settings.max_epochs)
         model.train()
-        loop.train(
-            triples_factory=factory,
-            num_epochs=target,
-            batch_size=settings.batch_size,
-            continue_training=epoch > 0,
-            use_tqdm=False,
-            **train_kwargs,
-        )
-        bar.update(target - epoch)
-        epoch = target
+        spent = False
+        try:
+            loop.train(
+                triples_factory=factory,
+                num_epochs=target,
+                batch_size=settings.batch_size,
+                continue_training=epoch > 0,
+                use_tqdm=False,
+                callbacks=_deadline_callback(deadline),
+                **train_kwargs,
+            )
+        except _BudgetSpentError:
+            spent = True
+        done = loop._epoch if spent else target  # the epochs finished in full
+        bar.update(done - epoch)
+        epoch = done
+        if spent and history and epoch == history[-1][0]:
+            stopped_by = "time_budget"  # nothing trained since the last validation
+            break
         mrr = _validation_mrr(model, model_key, mapped["valid"], known)
         history.append((epoch, mrr))
         bar.set_postfix(valid_mrr=f"{mrr:.3f}", best=f"{max(best_mrr, mrr):.3f}")
@@ -841,6 +851,9 @@ def _fit(
             if stale >= settings.patience:
                 stopped_by = "early_stopping"
                 break
+        if spent:
+            stopped_by = "time_budget"
+            break
         elapsed = time.perf_counter() - start
         per_chunk = elapsed / len(history)
         if settings.time_budget_s is not None and elapsed + per_chunk > settings.time_budget_s:
@@ -851,6 +864,24 @@ def _fit(
         model.load_state_dict(best_state)
     model.eval()
     return model, loop_name, history, best_epoch, epoch, stopped_by, time.perf_counter() - start
+
+
+class _BudgetSpentError(Exception):
+    """Raised inside a PyKEEN training loop when the wall-time budget is spent (not a
+    RuntimeError, which PyKEEN would treat as a failed epoch)."""
+
+
+def _deadline_callback(deadline: float | None) -> Any:
+    """A PyKEEN callback that stops training after the batch that passes ``deadline``, so a
+    time budget holds to about one batch instead of ``eval_every`` epochs."""
+    from pykeen.training.callbacks import TrainingCallback
+
+    class DeadlineCallback(TrainingCallback):
+        def post_batch(self, epoch: int, batch: Any, **kwargs: Any) -> None:
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _BudgetSpentError
+
+    return DeadlineCallback()  # type: ignore[no-untyped-call]
 
 
 def _validation_mrr(
