@@ -695,6 +695,13 @@ def serve_command(
         bool, typer.Option(help="Allow the platform routes without KGRECALL_ADMIN_KEY (local use).")
     ] = False,
     timeout: Annotated[float, typer.Option(min=1, help="Per-request timeout, seconds.")] = 60.0,
+    preload: Annotated[
+        list[str] | None,
+        typer.Option(help="KG to load (build its indexes) at start; repeat for more."),
+    ] = None,
+    max_loaded_kgs: Annotated[
+        int, typer.Option(min=1, help="KGs kept in memory; the least recently used is unloaded.")
+    ] = 4,
     home: HomeOption = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs); platform routes need KGRECALL_ADMIN_KEY."""
@@ -704,7 +711,11 @@ def serve_command(
     from kgrecall.service import create_app
 
     api = create_app(
-        QueryService(home), allow_unauthenticated_admin=no_admin_auth, timeout_s=timeout, host=host
+        QueryService(home, max_loaded_kgs=max_loaded_kgs),
+        allow_unauthenticated_admin=no_admin_auth,
+        timeout_s=timeout,
+        host=host,
+        preload=preload or (),
     )
     uvicorn.run(api, host=host, port=port, log_level="info")
 
@@ -718,7 +729,9 @@ def mcp_command(
     from kgrecall.agents import QueryService
     from kgrecall.service import create_mcp_server
 
-    create_mcp_server(QueryService(home, progress=False), kg=kg).run("stdio")
+    service = QueryService(home, progress=False)
+    service.load(kg)  # an unknown KG fails now; the indexes build while the client connects
+    create_mcp_server(service, kg=kg).run("stdio")
 
 
 def main() -> None:

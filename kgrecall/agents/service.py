@@ -3,8 +3,10 @@ server call.
 
 It holds, per KG name, the loaded store, the fulltext and vector indexes, the entity linker
 and planner, the link predictor (when ``kgrecall train`` saved one), the calibrated retriever
-and the grounding validator — built on first use under a per-KG lock, so concurrent callers
-share one copy and never see a half-built one. Everything runs offline; an OpenAI-compatible
+and the grounding validator — built on first use by one loader thread, so concurrent callers
+share one copy, never see a half-built one, and a caller that gives up (a request timeout) does
+not stop or repeat the build. At most ``max_loaded_kgs`` KGs stay loaded; the least recently
+used one is unloaded past that. Everything runs offline; an OpenAI-compatible
 LLM (``LLMSettings.from_env()`` or a chat model passed in) adds LLM planning, synthesis and
 claim extraction, each with an offline fallback.
 """
@@ -15,7 +17,9 @@ import hashlib
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +70,8 @@ from kgrecall.tools.linkpred.registry import (
 CALIBRATION_FILE = "calibration.sqlite"
 #: Most answers one response may carry (``max_results`` above it is refused).
 MAX_RESULTS_CAP = 1000
+#: KGs kept loaded at once by default (each holds its graph, indexes and model in memory).
+DEFAULT_MAX_LOADED_KGS = 4
 
 
 def model_path(workspace: Workspace, kg: str, model: str) -> Path:
@@ -173,35 +179,67 @@ class QueryService:
         model: str = DEFAULT_MODEL,
         checkpointer: Checkpointer = None,
         progress: bool = True,
+        max_loaded_kgs: int = DEFAULT_MAX_LOADED_KGS,
     ) -> None:
+        if max_loaded_kgs < 1:
+            raise KGError(f"max_loaded_kgs must be at least 1, not {max_loaded_kgs}")
         self.workspace = Workspace(home)
         settings = LLMSettings.from_env() if llm is None and use_env_llm else None
         self.llm = llm if llm is not None else (chat_model(settings) if settings else None)
         self.model = canonical_name(model)
         self.checkpointer = checkpointer
         self.progress = progress
-        self._resources: dict[str, KGResources] = {}
+        self.max_loaded_kgs = max_loaded_kgs
+        self._resources: OrderedDict[str, KGResources] = OrderedDict()  # least recent first
+        self._loads: dict[str, Future[KGResources]] = {}
+        self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrecall-load")
         self._agents: dict[str, TwoPhaseAgent] = {}
-        self._locks: dict[str, threading.Lock] = {}
         self._listing: dict[str, tuple[float, dict[str, object]]] = {}
         self._guard = threading.Lock()
 
     # -- loading ---------------------------------------------------------------------------
 
     def resources(self, kg: str) -> KGResources:
-        """The KG's loaded resources, built once (thread-safe)."""
-        with self._guard:
-            lock = self._locks.setdefault(kg, threading.Lock())
-        with lock:
-            if kg not in self._resources:
-                self._resources[kg] = self._load(kg)
-            return self._resources[kg]
+        """The KG's loaded resources, built once (thread-safe; waits for the loader)."""
+        return self.load(kg).result()
 
-    def _load(self, kg: str) -> KGResources:
+    def load(self, kg: str) -> Future[KGResources]:
+        """The KG's resources as a future: done when loaded, else the loader's build (started
+        now if none runs). The name is checked first: an unknown KG costs nothing."""
         if not self.workspace.exists(kg):
             known = ", ".join(self.workspace.names()) or "none"
             hint = " (run `kgrecall kg build-demo`)" if kg == "demo" else ""
             raise KGError(f"no KG named {kg!r}{hint}; known KGs: {known}")
+        with self._guard:
+            loaded = self._resources.get(kg)
+            if loaded is not None:
+                self._resources.move_to_end(kg)
+                done: Future[KGResources] = Future()
+                done.set_result(loaded)
+                return done
+            if kg not in self._loads:
+                self._loads[kg] = self._loader.submit(self._load_and_keep, kg)
+            return self._loads[kg]
+
+    def loaded(self) -> list[str]:
+        """The KGs in memory, least recently used first."""
+        with self._guard:
+            return list(self._resources)
+
+    def _load_and_keep(self, kg: str) -> KGResources:
+        try:
+            resources = self._load(kg)
+            with self._guard:
+                self._resources[kg] = resources
+                while len(self._resources) > self.max_loaded_kgs:
+                    unloaded, _ = self._resources.popitem(last=False)
+                    self._agents.pop(unloaded, None)
+            return resources
+        finally:
+            with self._guard:
+                self._loads.pop(kg, None)  # a failed load is retried by the next call
+
+    def _load(self, kg: str) -> KGResources:
         store = self.workspace.load(kg)
         fulltext = FulltextIndex(store)
         vector = VectorIndex.for_store(
@@ -250,11 +288,8 @@ class QueryService:
             stamp = self.workspace.graph_path(name).stat().st_mtime
             cached = self._listing.get(name)
             if cached is None or cached[0] != stamp:
-                store = (
-                    self._resources[name].store
-                    if name in self._resources
-                    else self.workspace.load(name)
-                )
+                resources = self._resources.get(name)
+                store = resources.store if resources else self.workspace.load(name)
                 summary: dict[str, object] = {
                     "name": name,
                     "version": store.version,

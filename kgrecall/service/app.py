@@ -61,6 +61,9 @@ T = TypeVar("T")
 #: Largest request body accepted (bytes): a 2 M-character report plus JSON overhead.
 DEFAULT_MAX_BODY_BYTES = 4 * DEFAULT_MAX_CHARS + 4096
 DEFAULT_TIMEOUT_S = 60.0
+#: How long a request waits for its KG to finish loading before 503 + Retry-After.
+DEFAULT_LOAD_WAIT_S = 10.0
+_RETRY_AFTER_S = 5
 #: At most this many validation errors are reported, each field name cut to this length.
 _MAX_ERRORS, _MAX_FIELD_CHARS = 20, 100
 
@@ -246,13 +249,19 @@ def create_app(
     allow_unauthenticated_admin: bool = False,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    load_wait_s: float = DEFAULT_LOAD_WAIT_S,
     tree_limits: TreeLimits = DEFAULT_TREE_LIMITS,
     host: str = "127.0.0.1",
+    preload: Sequence[str] = (),
 ) -> FastAPI:
     """The API over ``service`` (a fresh QueryService by default). ``admin_key`` defaults to
     ``$KGRECALL_ADMIN_KEY``; without one the app refuses to start unless
     ``allow_unauthenticated_admin`` (or ``KGRECALL_ADMIN_AUTH=disabled``) says so, and
-    always when ``host`` (the interface it will listen on) is not a loopback address."""
+    always when ``host`` (the interface it will listen on) is not a loopback address.
+
+    A KG is loaded (indexes built) by the service's loader thread, never inside a request: a
+    request for a KG still loading waits up to ``load_wait_s``, then gets 503 with
+    ``Retry-After``. ``preload`` names KGs to start loading at once."""
     key = admin_key if admin_key is not None else os.environ.get("KGRECALL_ADMIN_KEY") or None
     unauthenticated = allow_unauthenticated_admin or (
         os.environ.get("KGRECALL_ADMIN_AUTH", "").lower() == "disabled"
@@ -268,6 +277,8 @@ def create_app(
             "only (a loopback host such as 127.0.0.1); set KGRECALL_ADMIN_KEY"
         )
     core = service or QueryService()
+    for name in preload:
+        core.load(name)  # unknown names fail here, before the app serves
     jobs = CalibrationJobs(core)
     app = FastAPI(
         title="kgrecall",
@@ -296,6 +307,22 @@ def create_app(
             raise HTTPException(
                 404, f"no KG named {database!r}; GET /v1/databases lists the KGs served"
             )
+
+    async def ready(database: str) -> None:
+        """:func:`served`, then wait up to ``load_wait_s`` for the KG to be loaded; 503 while
+        it still loads."""
+        served(database)
+        loading = core.load(database)
+        if not loading.done():
+            try:  # shield: a request that stops waiting must not cancel the shared load
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(loading)), load_wait_s)
+            except TimeoutError:
+                raise HTTPException(
+                    503,
+                    f"KG {database!r} is loading (its indexes are being built); retry shortly",
+                    headers={"Retry-After": str(_RETRY_AFTER_S)},
+                ) from None
+        loading.result()  # a failed load raises its error here (and is retried next time)
 
     def require_admin(x_api_key: Annotated[str | None, Header()] = None) -> None:
         if key is None:
@@ -352,7 +379,7 @@ def create_app(
 
     @app.post("/v1/query")
     async def query(body: QueryRequest) -> AskResponse:
-        served(body.database)
+        await ready(body.database)
         return await bounded(
             partial(
                 core.ask,
@@ -371,7 +398,7 @@ def create_app(
             check_tree(body.query, tree_limits)
         except QueryTreeLimitError as error:
             raise HTTPException(422, f"query: {error}") from None
-        served(body.database)
+        await ready(body.database)
         return await bounded(
             partial(
                 core.query,
@@ -386,7 +413,7 @@ def create_app(
 
     @app.post("/v1/ground")
     async def ground(body: GroundRequest) -> GroundingResult:
-        served(body.database)
+        await ready(body.database)
         return await bounded(partial(core.ground, body.report, kg=body.database))
 
     @app.post(

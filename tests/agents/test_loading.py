@@ -1,0 +1,87 @@
+"""QueryService's loader: one build per KG in one loader thread, unknown names cost nothing,
+and at most ``max_loaded_kgs`` KGs stay in memory (least recently used unloaded)."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from kgrecall.agents import QueryService
+from kgrecall.kg import KGError, Workspace
+from kgrecall.kg.loaders import build_store, load_pykeen_dataset
+
+
+@pytest.fixture(scope="module")
+def small_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace with three small KGs (fast to load)."""
+    home = tmp_path_factory.mktemp("three-kgs")
+    nations = build_store([load_pykeen_dataset("nations")], name="nations")
+    for name in ("a", "b", "c"):
+        Workspace(home).save(nations, name)
+    return home
+
+
+def test_least_recently_used_kg_is_unloaded(small_home: Path) -> None:
+    service = QueryService(small_home, use_env_llm=False, progress=False, max_loaded_kgs=2)
+    first = service.resources("a")
+    service.resources("b")
+    assert service.resources("a") is first  # used again: now the most recent
+    service.resources("c")
+    assert service.loaded() == ["a", "c"]  # b was the least recently used
+    assert service.resources("b") is not None and service.loaded() == ["c", "b"]
+    assert service.resources("c").store.number_of_nodes() == 14
+
+
+def test_concurrent_callers_share_one_build(
+    small_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = QueryService(small_home, use_env_llm=False, progress=False)
+    builds: list[str] = []
+    release = threading.Event()
+    original = service._load
+
+    def counted(kg: str) -> object:
+        builds.append(kg)
+        release.wait(10)
+        return original(kg)
+
+    monkeypatch.setattr(service, "_load", counted)
+    futures = [service.load("a") for _ in range(5)]
+    assert len({id(future) for future in futures}) == 1 and not futures[0].done()
+    release.set()
+    with ThreadPoolExecutor(4) as pool:
+        loaded = list(pool.map(lambda _: service.resources("a"), range(8)))
+    assert builds == ["a"] and all(item is loaded[0] for item in loaded)
+
+
+def test_unknown_names_are_refused_before_any_state(small_home: Path) -> None:
+    service = QueryService(small_home, use_env_llm=False, progress=False)
+    for name in [f"missing-{i}" for i in range(1000)] + ["../a", "a\n", "x" * 300]:
+        with pytest.raises(KGError, match=r"no KG named|invalid KG name"):
+            service.load(name)
+    assert service.loaded() == [] and service._loads == {}
+
+
+def test_a_failed_load_is_retried(small_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    service = QueryService(small_home, use_env_llm=False, progress=False)
+    original = service._load
+    calls: list[str] = []
+
+    def flaky(kg: str) -> object:
+        calls.append(kg)
+        if len(calls) == 1:
+            raise KGError("disk hiccup")
+        return original(kg)
+
+    monkeypatch.setattr(service, "_load", flaky)
+    with pytest.raises(KGError, match="disk hiccup"):
+        service.resources("b")
+    assert service.resources("b").store.number_of_nodes() == 14 and calls == ["b", "b"]
+
+
+def test_max_loaded_kgs_must_be_positive(small_home: Path) -> None:
+    with pytest.raises(KGError, match="max_loaded_kgs must be at least 1"):
+        QueryService(small_home, use_env_llm=False, max_loaded_kgs=0)

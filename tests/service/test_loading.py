@@ -1,0 +1,60 @@
+"""A KG is loaded by the service's loader, never inside a request: a request for a KG still
+loading gets 503 + Retry-After and the server keeps serving (on a fresh home the first demo
+requests used to 504 while the index build ran inside them)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from kgrecall.agents import QueryService
+from kgrecall.kg import KGError, Workspace
+from kgrecall.kg.loaders import build_store, load_pykeen_dataset
+from kgrecall.service import create_app
+
+TREE = {"op": "project", "relation": "embassy", "input": {"op": "entity", "id": "uk"}}
+
+
+@pytest.fixture(scope="module")
+def nations_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("nations-home")
+    Workspace(home).save(build_store([load_pykeen_dataset("nations")], name="n"), "nations")
+    return home
+
+
+def test_a_loading_kg_is_a_503_and_the_server_keeps_serving(
+    nations_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = QueryService(nations_home, use_env_llm=False, progress=False)
+    release = threading.Event()
+    original = service._load
+
+    def slow_load(kg: str) -> object:
+        release.wait(30)
+        return original(kg)
+
+    monkeypatch.setattr(service, "_load", slow_load)
+    api = create_app(service, admin_key="k", load_wait_s=0.2)
+    body = {"query": TREE, "database": "nations"}
+    with TestClient(api, raise_server_exceptions=False) as client:
+        for _ in range(3):  # repeated requests neither restart nor duplicate the build
+            busy = client.post("/v1/query/structured", json=body)
+            assert busy.status_code == 503 and busy.headers["retry-after"] == "5"
+            assert "is loading" in busy.json()["detail"]
+        assert client.get("/v1/health").status_code == 200
+        release.set()
+        service.load("nations").result(timeout=60)
+        served = client.post("/v1/query/structured", json=body)
+        assert served.status_code == 200, served.text
+        assert served.json()["answers"]
+
+
+def test_preload_starts_loading_and_refuses_unknown_kgs(nations_home: Path) -> None:
+    service = QueryService(nations_home, use_env_llm=False, progress=False)
+    create_app(service, admin_key="k", preload=["nations"])
+    assert service.load("nations").result(timeout=60).store.number_of_nodes() == 14
+    with pytest.raises(KGError, match="no KG named 'nope'"):
+        create_app(QueryService(nations_home, use_env_llm=False), admin_key="k", preload=["nope"])
