@@ -1,6 +1,7 @@
 """HTTP service benchmark: throughput and latency of ``POST /v1/query`` per level, loopback.
 
     python benchmarks/service.py [--requests 200] [--concurrency 50]
+    python benchmarks/service.py --hostile   (issue #19's hostile mix: service_hostile.py)
 
 Starts the API (uvicorn) in this process on 127.0.0.1, warms it, then for each level sends
 ``--requests`` questions (the planning generator's 1p/2p/2i/2u questions, in turn) with at
@@ -68,7 +69,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument(
+        "--hostile", action="store_true", help="10 hostile requests beside 100 normal ones"
+    )
     args = parser.parse_args()
+    if args.hostile:
+        from service_hostile import main as hostile
+
+        hostile()
+        return
     service = QueryService(use_env_llm=False)
     store = service.resources("demo").store
     questions = [item.question for item in generate(store, 10, seed=2)]

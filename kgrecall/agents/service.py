@@ -70,6 +70,9 @@ from kgrecall.tools.linkpred.registry import (
 CALIBRATION_FILE = "calibration.sqlite"
 #: Most answers one response may carry (``max_results`` above it is refused).
 MAX_RESULTS_CAP = 1000
+#: Most evidence triples one response carries; answers past it come without evidence and the
+#: response says ``evidence_truncated`` (a 1,000-answer, 8-hop response stays ≈ 1 MB).
+MAX_EVIDENCE_TRIPLES = 5000
 #: KGs kept loaded at once by default (each holds its graph, indexes and model in memory).
 DEFAULT_MAX_LOADED_KGS = 4
 
@@ -137,6 +140,7 @@ class QueryResponse(BaseModel):
     answers: list[Answer]
     total: int
     truncated: bool
+    evidence_truncated: bool = False
     completeness: Completeness
     timings: dict[str, float]
 
@@ -148,6 +152,7 @@ class AskResponse(BaseModel):
     answers: list[Answer]
     total: int
     truncated: bool
+    evidence_truncated: bool = False
     sources: list[EvidenceTriple]
     completeness: Completeness
     grounding: GroundingResult | None
@@ -331,7 +336,7 @@ class QueryService:
             on_node=on_node,
         )
         answer = state["answer"]
-        answers = _answers(answer.answers)
+        answers, evidence_truncated = _answers(answer.answers)
         timings = dict(state.get("timings", {}))
         timings["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
         plan = state["plan"]
@@ -340,6 +345,7 @@ class QueryService:
             answers=answers,
             total=answer.total,
             truncated=len(answers) < answer.total,
+            evidence_truncated=evidence_truncated,
             sources=_sources(answers),
             completeness=answer.completeness,
             grounding=state.get("grounding"),
@@ -366,11 +372,12 @@ class QueryService:
         answer = self.resources(kg).retriever.query(
             tree, level=level, recall_target=recall_target, method=method
         )
-        answers = _answers(answer.top(max_results))
+        answers, evidence_truncated = _answers(answer.top(max_results))
         return QueryResponse(
             answers=answers,
             total=answer.total,
             truncated=len(answers) < answer.total,
+            evidence_truncated=evidence_truncated,
             completeness=answer.completeness,
             timings={"execute_ms": round((time.perf_counter() - started) * 1000, 3)},
         )
@@ -458,18 +465,26 @@ def _check_max_results(max_results: int) -> None:
         raise KGError(f"max_results must be between 1 and {MAX_RESULTS_CAP}, got {max_results}")
 
 
-def _answers(candidates: list[Candidate]) -> list[Answer]:
-    return [
-        Answer(
-            id=c.id,
-            name=c.name,
-            type=c.type,
-            score=round(c.score, 6),
-            found_by=c.tools[-1] if c.tools else "graph_traversal",
-            evidence=[t for e in c.evidence[:1] for t in e.triples],
+def _answers(candidates: list[Candidate]) -> tuple[list[Answer], bool]:
+    """The answers with one evidence chain each while ``MAX_EVIDENCE_TRIPLES`` last, and
+    whether some answers' evidence was left out for it."""
+    answers, left_out, evidence_budget = [], False, MAX_EVIDENCE_TRIPLES
+    for c in candidates:
+        chain = [t for e in c.evidence[:1] for t in e.triples]
+        if len(chain) > evidence_budget:
+            chain, left_out = [], True
+        evidence_budget -= len(chain)
+        answers.append(
+            Answer(
+                id=c.id,
+                name=c.name,
+                type=c.type,
+                score=round(c.score, 6),
+                found_by=c.tools[-1] if c.tools else "graph_traversal",
+                evidence=chain,
+            )
         )
-        for c in candidates
-    ]
+    return answers, left_out
 
 
 def _sources(answers: list[Answer]) -> list[EvidenceTriple]:

@@ -64,6 +64,12 @@ DEFAULT_TIMEOUT_S = 60.0
 #: How long a request waits for its KG to finish loading before 503 + Retry-After.
 DEFAULT_LOAD_WAIT_S = 10.0
 _RETRY_AFTER_S = 5
+#: The OpenAPI link from a submitted calibration job to its status (clients and stateful
+#: API fuzzers follow it).
+_JOB_LINK = {
+    "operationId": "calibration_status",
+    "parameters": {"job_id": "$response.body#/job_id"},
+}
 #: At most this many validation errors are reported, each field name cut to this length.
 _MAX_ERRORS, _MAX_FIELD_CHARS = 20, 100
 
@@ -420,6 +426,7 @@ def create_app(
         "/v1/platform/calibration/run",
         status_code=202,
         dependencies=[Depends(require_admin)],
+        openapi_extra={"responses": {"202": {"links": {"GetCalibrationJob": _JOB_LINK}}}},
     )
     async def run_calibration(body: CalibrationRunRequest) -> JobView:
         for budget in body.risk_budgets:
@@ -438,7 +445,11 @@ def create_app(
         )
         return _view(job)
 
-    @app.get("/v1/platform/calibration/{job_id}", dependencies=[Depends(require_admin)])
+    @app.get(
+        "/v1/platform/calibration/{job_id}",
+        dependencies=[Depends(require_admin)],
+        operation_id="calibration_status",
+    )
     async def calibration_status(job_id: str) -> JobView:
         try:
             return _view(jobs.get(job_id))

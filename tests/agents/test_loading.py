@@ -1,5 +1,6 @@
-"""QueryService's loader: one build per KG in one loader thread, unknown names cost nothing,
-and at most ``max_loaded_kgs`` KGs stay in memory (least recently used unloaded)."""
+"""QueryService's loader and response bounds: one build per KG in one loader thread, unknown
+names cost nothing, at most ``max_loaded_kgs`` KGs stay in memory (least recently used
+unloaded), and evidence per response is capped."""
 
 from __future__ import annotations
 
@@ -10,8 +11,16 @@ from pathlib import Path
 import pytest
 
 from kgrecall.agents import QueryService
+from kgrecall.agents import service as service_module
 from kgrecall.kg import KGError, Workspace
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
+
+WITH_PARKINSONISM = {
+    "op": "project",
+    "relation": "has_phenotype",
+    "inverse": True,
+    "input": {"op": "entity", "id": "HP:0001300"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -85,3 +94,19 @@ def test_a_failed_load_is_retried(small_home: Path, monkeypatch: pytest.MonkeyPa
 def test_max_loaded_kgs_must_be_positive(small_home: Path) -> None:
     with pytest.raises(KGError, match="max_loaded_kgs must be at least 1"):
         QueryService(small_home, use_env_llm=False, max_loaded_kgs=0)
+
+
+def test_evidence_past_the_response_budget_is_left_out_and_said(
+    service: QueryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deep chain once made a 26.6 MB response (a full evidence path per answer); evidence
+    now stops at MAX_EVIDENCE_TRIPLES per response and the response says so."""
+    full = service.query(WITH_PARKINSONISM, max_results=50)
+    assert len(full.answers) > 3 and not full.evidence_truncated
+    assert all(answer.evidence for answer in full.answers)
+    monkeypatch.setattr(service_module, "MAX_EVIDENCE_TRIPLES", 3)
+    capped = service.query(WITH_PARKINSONISM, max_results=50)
+    assert capped.evidence_truncated
+    assert [a.id for a in capped.answers] == [a.id for a in full.answers]  # answers all kept
+    assert sum(len(answer.evidence) for answer in capped.answers) <= 3
+    assert capped.answers[0].evidence == full.answers[0].evidence

@@ -221,3 +221,12 @@ def test_a_broken_calibration_store_answers_uncalibrated_without_its_path(
     monkeypatch.setattr(retriever, "calibrations", SQLiteCalibrationStore(moved))
     reply = client.post("/v1/query", json={"query": QUESTION, "completeness": "thorough"})
     assert reply.status_code == 200 and "has no" in reply.json()["completeness"]["guarantee"]
+
+
+@pytest.mark.parametrize("level", ["fast", "thorough", "exhaustive"])
+def test_an_entity_only_tree_is_answered(client: TestClient, level: str) -> None:
+    """``{"op": "entity", …}`` alone raised ``max() arg is an empty sequence`` → HTTP 500."""
+    tree = {"op": "entity", "id": "OMIM:605543"}
+    reply = client.post("/v1/query/structured", json={"query": tree, "completeness": level})
+    assert reply.status_code == 200, reply.text
+    assert [answer["id"] for answer in reply.json()["answers"]] == ["OMIM:605543"]
