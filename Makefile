@@ -29,7 +29,7 @@ test-slow: setup
 	$(BIN)/python -m pytest -m slow -q
 
 validity: setup
-	$(BIN)/python -m pytest -m slow -q tests/calibration
+	$(BIN)/python -m pytest -m "slow or mutation" -q tests/calibration
 
 lint: setup
 	$(BIN)/ruff check kgrecall tests benchmarks scripts

@@ -71,7 +71,7 @@ HOSTILE: list[tuple[str, str, dict[str, object] | Callable[[], object]]] = [
         "query": {"op": "union", "inputs": [PD4_GENES] * 10_000}}),
     ("depth-250 chain", "/v1/query/structured", {"query": _chain(250)}),
     ("largest valid tree", "/v1/query/structured", {
-        "query": {"op": "union", "inputs": [_chain(7)] * 9}, "completeness": "exhaustive",
+        "query": {"op": "union", "inputs": [_chain(6)] * 9}, "completeness": "exhaustive",
         "max_results": 1000}),
     ("9 MB chunked", "/v1/ground", lambda: _chunks(9_000_000)),
     ("NaN / unknown KG", "/v1/query", {"query": "x", "recall_target": "NaN",

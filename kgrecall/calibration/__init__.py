@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from kgrecall.calibration.risk import (
         crc_index,
         hoeffding_bentkus_pvalue,
+        hoeffding_bentkus_pvalues,
         ltt_index,
         risk_upper_bound,
         split_conformal_quantile,
@@ -135,6 +136,7 @@ __all__ = [
     "group_key",
     "hide_edges",
     "hoeffding_bentkus_pvalue",
+    "hoeffding_bentkus_pvalues",
     "hop_depths",
     "hop_thresholds",
     "levels",
@@ -207,6 +209,7 @@ __getattr__, __dir__ = attach(
         "resolve_level": "kgrecall.calibration.retriever",
         "crc_index": "kgrecall.calibration.risk",
         "hoeffding_bentkus_pvalue": "kgrecall.calibration.risk",
+        "hoeffding_bentkus_pvalues": "kgrecall.calibration.risk",
         "ltt_index": "kgrecall.calibration.risk",
         "risk_upper_bound": "kgrecall.calibration.risk",
         "split_conformal_quantile": "kgrecall.calibration.risk",

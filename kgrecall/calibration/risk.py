@@ -69,6 +69,18 @@ def hoeffding_bentkus_pvalue(risk_hat: float, alpha: float, n: int) -> float:
     return min(hoeffding, bentkus, 1.0)
 
 
+def hoeffding_bentkus_pvalues(risk_hats: np.ndarray, alpha: float, n: int) -> np.ndarray:
+    """:func:`hoeffding_bentkus_pvalue` of every empirical risk in ``risk_hats`` at once."""
+    risk = np.asarray(risk_hats, dtype=float)
+    safe = np.clip(risk, 1e-300, 1.0 - 1e-16)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kl = np.where(risk > 0, risk * np.log(safe / alpha), 0.0)
+        kl += (1 - risk) * np.log((1 - safe) / (1 - alpha))
+    hoeffding = np.exp(-n * kl)
+    bentkus = math.e * stats.binom.cdf(np.ceil(n * risk), n, alpha)
+    return np.where(risk >= alpha, 1.0, np.minimum(np.minimum(hoeffding, bentkus), 1.0))
+
+
 def ltt_index(
     losses: np.ndarray,
     alpha: float,
@@ -81,7 +93,7 @@ def ltt_index(
     if not 0.0 < delta < 1.0:
         raise KGError(f"delta must be in (0, 1), got {delta}")
     n, m = matrix.shape
-    p_values = [hoeffding_bentkus_pvalue(float(r), alpha, n) for r in matrix.mean(axis=0)]
+    p_values = hoeffding_bentkus_pvalues(matrix.mean(axis=0), alpha, n)
     if method == "bonferroni":
         rejected = [j for j in range(m) if p_values[j] <= delta / m]
         if not rejected:

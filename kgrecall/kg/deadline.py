@@ -5,6 +5,10 @@ end. Instead the caller opens ``with deadline(seconds):`` around the work, and l
 (claim segmentation, entity extraction, path verification) call :func:`check_deadline`,
 which raises :class:`DeadlineExceededError` once the time is up. The deadline lives in a context
 variable: set it in the thread that does the work; nested deadlines keep the earlier one.
+
+The same checks pace low-priority work: inside ``with low_priority(share):`` each check after
+10 ms of work sleeps long enough that the work takes at most ``share`` of the wall time, so
+the GIL and the cores go to other requests in between.
 """
 
 from __future__ import annotations
@@ -18,6 +22,25 @@ from kgrecall.kg.errors import KGError
 
 #: (monotonic time the work must stop at, the limit in seconds as given) or None.
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("kgrecall_deadline", default=None)
+#: Work this long between two checks is followed by a pause (under :func:`low_priority`).
+_PACE_SLICE_S = 0.01
+
+
+class _Pace:
+    """Pauses that keep the paced work at ``share`` of the wall time."""
+
+    def __init__(self, share: float) -> None:
+        self.share = share
+        self.since = time.monotonic()
+
+    def tick(self) -> None:
+        worked = time.monotonic() - self.since
+        if worked >= _PACE_SLICE_S:
+            time.sleep(worked * (1.0 / self.share - 1.0))
+            self.since = time.monotonic()
+
+
+_PACE: ContextVar[_Pace | None] = ContextVar("kgrecall_pace", default=None)
 
 
 class DeadlineExceededError(KGError):
@@ -36,8 +59,25 @@ def deadline(seconds: float) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
+@contextmanager
+def low_priority(share: float) -> Iterator[None]:
+    """Work inside the block pauses at its deadline checks to use at most ``share`` (0–1] of
+    the wall time."""
+    if not 0.0 < share <= 1.0:
+        raise KGError(f"share must be in (0, 1], got {share}")
+    token = _PACE.set(_Pace(share) if share < 1.0 else None)
+    try:
+        yield
+    finally:
+        _PACE.reset(token)
+
+
 def check_deadline() -> None:
-    """Raise :class:`DeadlineExceededError` when the current deadline (if any) has passed."""
+    """Raise :class:`DeadlineExceededError` when the current deadline (if any) has passed;
+    pause first when the work is paced (:func:`low_priority`)."""
+    pace = _PACE.get()
+    if pace is not None:
+        pace.tick()
     current = _DEADLINE.get()
     if current is not None and time.monotonic() > current[0]:
         raise DeadlineExceededError(f"the work took longer than its limit of {current[1]:g} s")

@@ -31,7 +31,8 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -47,10 +48,16 @@ from kgrecall.agents import MAX_RESULTS_CAP, AskResponse, PlanningError, QueryRe
 from kgrecall.calibration import Method
 from kgrecall.grounding import DEFAULT_MAX_CHARS, GroundingResult
 from kgrecall.kg import KGError, UnknownEntityError
-from kgrecall.kg.deadline import DeadlineExceededError, deadline
+from kgrecall.kg.deadline import DeadlineExceededError, deadline, low_priority
 from kgrecall.service.jobs import CalibrationJobs, CalibrationRequest, Job, JobStatus
 from kgrecall.tools import QueryTree
-from kgrecall.tools.query import DEFAULT_TREE_LIMITS, QueryTreeLimitError, TreeLimits, check_tree
+from kgrecall.tools.query import (
+    DEFAULT_TREE_LIMITS,
+    QueryTreeLimitError,
+    TreeLimits,
+    check_tree,
+    projections,
+)
 
 log = logging.getLogger("kgrecall.service")
 Level = Literal["fast", "thorough", "exhaustive"]
@@ -64,6 +71,17 @@ DEFAULT_TIMEOUT_S = 60.0
 #: How long a request waits for its KG to finish loading before 503 + Retry-After.
 DEFAULT_LOAD_WAIT_S = 10.0
 _RETRY_AFTER_S = 5
+#: Reports longer than this, and structured queries with more projections than
+#: ``HEAVY_PROJECTIONS`` (every named topology has at most 3), take the heavy lane: at most
+#: ``heavy_slots`` such requests run at once, so a few large ones cannot take every core
+#: from normal requests.
+DEFAULT_HEAVY_REPORT_CHARS = 20_000
+HEAVY_PROJECTIONS = 6
+#: Heavy-lane work pauses at its deadline checks to use at most this share of the wall time.
+HEAVY_SHARE = 0.5
+#: Body limit of the question and query-tree routes (a 64-node tree is ≈ 10 KB): a larger body
+#: is refused by its size, before the event loop spends time parsing it.
+SMALL_BODY_BYTES = 64 * 1024
 #: The OpenAPI link from a submitted calibration job to its status (clients and stateful
 #: API fuzzers follow it).
 _JOB_LINK = {
@@ -178,17 +196,19 @@ class BodyLimit:
     is read, and for chunked uploads (no length) as soon as the bytes received pass the
     limit. The admitted body is buffered and replayed to the app."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, path_limits: Mapping[str, int]) -> None:
         self.app = app
         self.limit = limit
+        self.path_limits = path_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = min(self.limit, self.path_limits.get(scope["path"], self.limit))
         length = dict(scope["headers"]).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await self._refuse(scope, receive, send)
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await self._refuse(scope, receive, send, limit)
             return
         chunks: list[bytes] = []
         size = 0
@@ -198,8 +218,8 @@ class BodyLimit:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.limit:
-                await self._refuse(scope, receive, send)
+            if size > limit:
+                await self._refuse(scope, receive, send, limit)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -215,9 +235,9 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         response = SafeJSONResponse(
-            {"error": f"request body larger than {self.limit:,} bytes"},
+            {"error": f"request body larger than {limit:,} bytes"},
             status_code=413,
             headers={"Connection": "close"},
         )
@@ -256,6 +276,8 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     load_wait_s: float = DEFAULT_LOAD_WAIT_S,
+    heavy_report_chars: int = DEFAULT_HEAVY_REPORT_CHARS,
+    heavy_slots: int = 1,
     tree_limits: TreeLimits = DEFAULT_TREE_LIMITS,
     host: str = "127.0.0.1",
     preload: Sequence[str] = (),
@@ -267,7 +289,9 @@ def create_app(
 
     A KG is loaded (indexes built) by the service's loader thread, never inside a request: a
     request for a KG still loading waits up to ``load_wait_s``, then gets 503 with
-    ``Retry-After``. ``preload`` names KGs to start loading at once."""
+    ``Retry-After``. ``preload`` names KGs to start loading at once. Reports over
+    ``heavy_report_chars`` are grounded ``heavy_slots`` at a time; one that waits longer than
+    ``load_wait_s`` for a slot gets 503 + ``Retry-After``."""
     key = admin_key if admin_key is not None else os.environ.get("KGRECALL_ADMIN_KEY") or None
     unauthenticated = allow_unauthenticated_admin or (
         os.environ.get("KGRECALL_ADMIN_AUTH", "").lower() == "disabled"
@@ -293,19 +317,37 @@ def create_app(
         "calibrated recall guarantee and every claim grounded in the graph.",
     )
 
-    def within_deadline(call: Callable[[], T]) -> T:
-        with deadline(timeout_s):
+    def within_deadline(call: Callable[[], T], share: float) -> T:
+        with deadline(timeout_s), low_priority(share):
             return call()
 
-    async def bounded(call: Callable[[], T]) -> T:
+    async def bounded(call: Callable[[], T], *, share: float = 1.0) -> T:
         """Run blocking work off the event loop, with the request timeout: the work runs
-        under a deadline of the same length, so a timed-out request stops computing too."""
+        under a deadline of the same length, so a timed-out request stops computing too.
+        ``share`` < 1 paces it (heavy-lane work) so normal requests keep their speed."""
         try:
             return await asyncio.wait_for(
-                run_in_threadpool(within_deadline, call), timeout=timeout_s
+                run_in_threadpool(within_deadline, call, share), timeout=timeout_s
             )
         except (TimeoutError, DeadlineExceededError):
             raise HTTPException(504, f"the request took longer than {timeout_s:g} s") from None
+
+    heavy = asyncio.Semaphore(heavy_slots)
+
+    @asynccontextmanager
+    async def heavy_lane() -> AsyncIterator[None]:
+        try:
+            await asyncio.wait_for(heavy.acquire(), load_wait_s)
+        except TimeoutError:
+            raise HTTPException(
+                503,
+                "the server is busy with other large requests; retry shortly",
+                headers={"Retry-After": str(_RETRY_AFTER_S)},
+            ) from None
+        try:
+            yield
+        finally:
+            heavy.release()
 
     def served(database: str) -> None:
         """404 for a KG the workspace does not hold, naming only the one asked for."""
@@ -336,7 +378,8 @@ def create_app(
         if x_api_key is None or not hmac.compare_digest(x_api_key.encode(), key.encode()):
             raise HTTPException(401, "a valid X-API-Key header is required for platform routes")
 
-    app.add_middleware(BodyLimit, limit=max_body_bytes)
+    small = dict.fromkeys(("/v1/query", "/v1/query/structured"), SMALL_BODY_BYTES)
+    app.add_middleware(BodyLimit, limit=max_body_bytes, path_limits=small)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, error: RequestValidationError) -> JSONResponse:
@@ -405,22 +448,28 @@ def create_app(
         except QueryTreeLimitError as error:
             raise HTTPException(422, f"query: {error}") from None
         await ready(body.database)
-        return await bounded(
-            partial(
-                core.query,
-                body.query,
-                kg=body.database,
-                level=body.completeness,
-                recall_target=body.recall_target,
-                method=body.method,
-                max_results=body.max_results,
-            )
+        work = partial(
+            core.query,
+            body.query,
+            kg=body.database,
+            level=body.completeness,
+            recall_target=body.recall_target,
+            method=body.method,
+            max_results=body.max_results,
         )
+        if len(projections(body.query)) <= HEAVY_PROJECTIONS:
+            return await bounded(work)
+        async with heavy_lane():
+            return await bounded(work, share=HEAVY_SHARE)
 
     @app.post("/v1/ground")
     async def ground(body: GroundRequest) -> GroundingResult:
         await ready(body.database)
-        return await bounded(partial(core.ground, body.report, kg=body.database))
+        work = partial(core.ground, body.report, kg=body.database)
+        if len(body.report) <= heavy_report_chars:
+            return await bounded(work)
+        async with heavy_lane():
+            return await bounded(work, share=HEAVY_SHARE)
 
     @app.post(
         "/v1/platform/calibration/run",

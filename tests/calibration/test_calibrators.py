@@ -1,10 +1,11 @@
-"""Calibrators on real gate scores: rule consistency and statistical validity over many splits.
+"""Calibrators on real gate scores: rule consistency and statistical validity over many draws.
 
-The score matrix comes from the gate on UMLS (a reduced graph and a predictor trained on it);
-the validity checks repeat random calibration/test splits of those queries, as MAPIE's long
-tests do. Tolerances come from the split sizes: a test-split mean of n losses has a standard
-deviation of about σ/√n (σ: the losses' standard deviation), and a mean over r independent
-splits a standard error of sd/√r.
+The score matrix comes from the gate on UMLS (a reduced graph and a predictor trained on it).
+The validity checks take those scored queries as the population and calibrate many times on
+i.i.d. draws from it, as MAPIE's long tests repeat calibration: each chosen threshold's risk
+and coverage are then exact population means, so the only allowance is the Monte-Carlo error
+over the draws. Mutation tests run the same checks against deliberately wrong rules (LTT
+without a test, the raw mean as the recall bound), which must fail them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from kgrecall.calibration import (
     CalibrationSettings,
     ScoredQueries,
+    calibrators,
     choose,
     crc_index,
     make_calibration_set,
@@ -110,31 +112,33 @@ def test_too_few_queries_fall_back_to_everything_and_say_so(scores_1p: ScoredQue
 def split_losses(
     data: ScoredQueries, gamma: float, t: float, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(losses, covered) of the test rows at (γ, t)."""
+    """(losses, covered) of the rows at (γ, t)."""
     g = data.gammas.index(gamma)
     losses = data.losses(g, np.array([t]), rows)[:, 0]
     return losses, losses < 1.0
 
 
-def repeated_splits(
-    data: ScoredQueries, method: str, alpha: float, repeats: int, delta: float = 0.1
+def population_runs(
+    data: ScoredQueries,
+    method: str,
+    alpha: float,
+    repeats: int,
+    n_calibration: int,
+    grid: np.ndarray,
+    delta: float = 0.1,
 ) -> dict[str, np.ndarray]:
+    """Calibrate ``repeats`` times on i.i.d. draws (with replacement) from the scored queries,
+    taken as the population: the risk and coverage of each chosen threshold are then exact
+    (population means), so the checks need no tolerance for a finite test split."""
     rng = np.random.default_rng(123)
-    n_cal = data.n // 2
+    population = np.arange(data.n)
     risks, covered, estimated = [], [], []
     for repeat in range(repeats):
-        order = rng.permutation(data.n)
-        calibration, test = order[:n_cal], order[n_cal:]
+        rows = rng.integers(0, data.n, size=n_calibration)
         choice = choose(
-            data,
-            method,
-            alpha,
-            delta=delta,
-            rows=calibration,
-            grid=GRID,
-            seed=repeat,  # type: ignore[arg-type]
-        )
-        losses, hit = split_losses(data, choice.gamma, choice.t, test)
+            data, method, alpha, delta=delta, rows=rows, grid=grid, seed=repeat,  # type: ignore[arg-type]
+        )  # fmt: skip
+        losses, hit = split_losses(data, choice.gamma, choice.t, population)
         risks.append(losses.mean())
         covered.append(hit.mean())
         estimated.append(choice.estimated_recall)
@@ -145,38 +149,98 @@ def repeated_splits(
     }
 
 
-def tolerance(data: ScoredQueries, n_test: int) -> float:
-    """Three standard deviations of a test-split mean of losses."""
-    losses = data.losses(0, np.array([0.5]), np.arange(data.n))[:, 0]
-    return 3 * max(float(losses.std()), 0.05) / math.sqrt(n_test)
-
-
 def monte_carlo(values: np.ndarray) -> float:
-    """Three standard errors of a mean over independent random splits."""
+    """Three standard errors of a mean over independent random draws."""
     return 3 * max(float(values.std()), 1e-3) / math.sqrt(len(values))
 
 
-def check_validity(data: ScoredQueries, repeats: int, delta: float = 0.1) -> None:
-    n_test = data.n - data.n // 2
-    tol = tolerance(data, n_test)
+def check_validity(
+    data: ScoredQueries,
+    repeats: int,
+    *,
+    n_calibration: int = 300,
+    grid: np.ndarray = GRID,
+    methods: tuple[str, ...] = ("crc", "ltt", "coverage"),
+    delta: float = 0.1,
+) -> None:
+    """Every guarantee against the population truth; the only allowance is the Monte-Carlo
+    error over ``repeats`` draws (three standard errors / three binomial deviations)."""
     binomial = 3 * math.sqrt(delta * (1 - delta) / repeats)
     for alpha in (0.1, 0.2, 0.3):
-        crc = repeated_splits(data, "crc", alpha, repeats)
-        # CRC: E[risk] ≤ α over random splits; Monte-Carlo error of the mean over splits.
-        assert crc["risk"].mean() <= alpha + monte_carlo(crc["risk"])
-        # The estimate is a (1 − δ) lower bound: above the achieved recall in ≤ δ of splits.
-        above = (crc["estimated"] > 1 - crc["risk"] + tol).mean()
-        assert above <= delta + binomial
-        ltt = repeated_splits(data, "ltt", alpha, repeats, delta)
-        # LTT: P(risk > α) ≤ δ; risk measured on a finite test split, hence the tolerance.
-        assert (ltt["risk"] > alpha + tol).mean() <= delta + binomial
-        coverage = repeated_splits(data, "coverage", alpha, repeats)
-        assert coverage["coverage"].mean() >= 1 - alpha - monte_carlo(coverage["coverage"])
+        if "crc" in methods:
+            crc = population_runs(data, "crc", alpha, repeats, n_calibration, grid)
+            # CRC: E[risk] ≤ α over calibration draws.
+            mean_risk = crc["risk"].mean()
+            assert mean_risk <= alpha + monte_carlo(crc["risk"]), f"CRC risk {mean_risk:.3f}"
+            # The estimate is a (1 − δ) lower bound on the recall the threshold achieves.
+            above = (crc["estimated"] > 1 - crc["risk"]).mean()
+            assert above <= delta + binomial, f"estimate above the truth in {above:.0%}"
+        if "ltt" in methods:
+            ltt = population_runs(data, "ltt", alpha, repeats, n_calibration, grid, delta)
+            violated = (ltt["risk"] > alpha).mean()
+            assert violated <= delta + binomial, f"LTT risk above alpha in {violated:.0%}"
+        if "coverage" in methods:
+            coverage = population_runs(data, "coverage", alpha, repeats, n_calibration, grid)
+            rate = coverage["coverage"]
+            assert rate.mean() >= 1 - alpha - monte_carlo(rate), f"coverage {rate.mean():.3f}"
 
 
 def test_validity_over_repeated_splits(scores_2p: ScoredQueries) -> None:
-    """Reduced version for CI: 100 random splits of 600 scored 2p queries."""
+    """Reduced version for CI: 100 calibrations on draws of 300 of 600 scored 2p queries."""
     check_validity(scores_2p, repeats=100)
+
+
+#: A fine grid (300 prediction thresholds): the risk moves in small steps, so a rule that
+#: stops where the *empirical* risk meets α lands above α in the population about half the
+#: time — the tests below can fail.
+FINE_GRID = np.concatenate([np.linspace(1.0, 0.5, 6), 0.5 * np.geomspace(0.99, 0.001, 300), [0.0]])
+
+
+def naive_ltt(losses: np.ndarray, alpha: float, delta: float, method: str = "") -> int:
+    """A wrong LTT: the smallest grid index whose empirical risk (and every larger set's) is
+    ≤ α, with no test at all."""
+    ok = np.flip(np.logical_and.accumulate(np.flip(losses.mean(axis=0) <= alpha)))
+    if not ok[-1]:
+        raise KGError("nothing meets alpha")
+    return int(np.argmax(ok))
+
+
+def raw_mean_bound(losses: np.ndarray, delta: float) -> float:
+    """A wrong upper bound: the calibration mean itself."""
+    return float(np.mean(losses))
+
+
+@pytest.mark.mutation
+def test_the_validity_check_passes_on_the_real_rules_with_a_fine_grid(
+    scores_1p: ScoredQueries,
+) -> None:
+    check_validity(
+        scores_1p, repeats=150, n_calibration=150, grid=FINE_GRID, methods=("crc", "ltt")
+    )
+
+
+@pytest.mark.mutation
+@pytest.mark.parametrize(
+    ("target", "wrong", "message"),
+    [
+        ("ltt_index", naive_ltt, "LTT risk above alpha"),
+        ("risk_upper_bound", raw_mean_bound, "estimate above the truth"),
+    ],
+)
+def test_the_validity_check_catches_a_wrong_rule(
+    scores_1p: ScoredQueries,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+    wrong: object,
+    message: str,
+) -> None:
+    """Mutation tests (issue #14.7): the check passed with LTT replaced by "empirical risk ≤ α"
+    and the bound replaced by the raw mean; now each wrong variant must fail it."""
+    monkeypatch.setattr(calibrators, target, wrong)
+    with pytest.raises(AssertionError, match=message):
+        check_validity(
+            scores_1p, repeats=150, n_calibration=150, grid=FINE_GRID, methods=("crc", "ltt")
+        )
 
 
 @pytest.mark.slow

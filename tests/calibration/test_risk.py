@@ -17,6 +17,7 @@ import pytest
 from kgrecall.calibration.risk import (
     crc_index,
     hoeffding_bentkus_pvalue,
+    hoeffding_bentkus_pvalues,
     ltt_index,
     risk_upper_bound,
     split_conformal_quantile,
@@ -126,3 +127,13 @@ def test_rules_on_hand_checked_inputs() -> None:
         crc_index(np.full((20, 2), 2.0), 0.1)
     with pytest.raises(KGError, match="valid: fixed_sequence, bonferroni"):
         ltt_index(losses, 0.3, 0.1, method="holm")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("n", [10, 150, 1000])
+@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.3])
+def test_vector_pvalues_equal_the_scalar_ones(n: int, alpha: float) -> None:
+    """LTT tests every grid point at once with the vector form; it must be the same maths."""
+    rng = np.random.default_rng(n)
+    risks = np.concatenate([rng.uniform(0.0, 0.5, 200), [0.0, alpha, alpha - 1e-9, 1.0]])
+    scalar = [hoeffding_bentkus_pvalue(float(risk), alpha, n) for risk in risks]
+    assert np.allclose(hoeffding_bentkus_pvalues(risks, alpha, n), scalar, rtol=1e-9, atol=0)
