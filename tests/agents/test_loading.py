@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,10 @@ WITH_PARKINSONISM = {
     "input": {"op": "entity", "id": "HP:0001300"},
 }
 
+#: The rule model loads in well under a second (ULTRA takes seconds): loading is what is
+#: tested here, not the model.
+CHEAP: dict[str, Any] = {"use_env_llm": False, "progress": False, "model": "rules"}
+
 
 @pytest.fixture(scope="module")
 def small_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -34,7 +39,7 @@ def small_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_least_recently_used_kg_is_unloaded(small_home: Path) -> None:
-    service = QueryService(small_home, use_env_llm=False, progress=False, max_loaded_kgs=2)
+    service = QueryService(small_home, **CHEAP, max_loaded_kgs=2)
     first = service.resources("a")
     service.resources("b")
     assert service.resources("a") is first  # used again: now the most recent
@@ -47,7 +52,7 @@ def test_least_recently_used_kg_is_unloaded(small_home: Path) -> None:
 def test_concurrent_callers_share_one_build(
     small_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = QueryService(small_home, use_env_llm=False, progress=False)
+    service = QueryService(small_home, **CHEAP)
     builds: list[str] = []
     release = threading.Event()
     original = service._load
@@ -67,7 +72,7 @@ def test_concurrent_callers_share_one_build(
 
 
 def test_unknown_names_are_refused_before_any_state(small_home: Path) -> None:
-    service = QueryService(small_home, use_env_llm=False, progress=False)
+    service = QueryService(small_home, **CHEAP)
     for name in [f"missing-{i}" for i in range(1000)] + ["../a", "a\n", "x" * 300]:
         with pytest.raises(KGError, match=r"no KG named|invalid KG name"):
             service.load(name)
@@ -75,7 +80,7 @@ def test_unknown_names_are_refused_before_any_state(small_home: Path) -> None:
 
 
 def test_a_failed_load_is_retried(small_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    service = QueryService(small_home, use_env_llm=False, progress=False)
+    service = QueryService(small_home, **CHEAP)
     original = service._load
     calls: list[str] = []
 

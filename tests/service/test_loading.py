@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,6 +17,10 @@ from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.service import create_app
 
 TREE = {"op": "project", "relation": "embassy", "input": {"op": "entity", "id": "uk"}}
+
+#: The rule model loads in well under a second (ULTRA takes seconds): loading is what is
+#: tested here, not the model.
+CHEAP: dict[str, Any] = {"use_env_llm": False, "progress": False, "model": "rules"}
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +33,7 @@ def nations_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_loading_kg_is_a_503_and_the_server_keeps_serving(
     nations_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = QueryService(nations_home, use_env_llm=False, progress=False)
+    service = QueryService(nations_home, **CHEAP)
     release = threading.Event()
     original = service._load
 
@@ -53,7 +58,7 @@ def test_a_loading_kg_is_a_503_and_the_server_keeps_serving(
 
 
 def test_preload_starts_loading_and_refuses_unknown_kgs(nations_home: Path) -> None:
-    service = QueryService(nations_home, use_env_llm=False, progress=False)
+    service = QueryService(nations_home, **CHEAP)
     create_app(service, admin_key="k", preload=["nations"])
     assert service.load("nations").result(timeout=60).store.number_of_nodes() == 14
     with pytest.raises(KGError, match="no KG named 'nope'"):

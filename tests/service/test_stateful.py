@@ -48,7 +48,7 @@ def test_calibration_job_links_never_give_a_server_error(small_service: QuerySer
 
     Fuzzer.run(
         settings=settings(
-            max_examples=8,
+            max_examples=5,
             stateful_step_count=4,
             deadline=None,
             suppress_health_check=list(HealthCheck),
