@@ -349,6 +349,13 @@ def create_app(
         finally:
             heavy.release()
 
+    async def lane(call: Callable[[], T], *, heavy: bool) -> T:
+        """:func:`bounded`, through the paced heavy lane when ``heavy``."""
+        if not heavy:
+            return await bounded(call)
+        async with heavy_lane():
+            return await bounded(call, share=HEAVY_SHARE)
+
     def served(database: str) -> None:
         """404 for a KG the workspace does not hold, naming only the one asked for."""
         if not core.workspace.exists(database):
@@ -457,19 +464,13 @@ def create_app(
             method=body.method,
             max_results=body.max_results,
         )
-        if len(projections(body.query)) <= HEAVY_PROJECTIONS:
-            return await bounded(work)
-        async with heavy_lane():
-            return await bounded(work, share=HEAVY_SHARE)
+        return await lane(work, heavy=len(projections(body.query)) > HEAVY_PROJECTIONS)
 
     @app.post("/v1/ground")
     async def ground(body: GroundRequest) -> GroundingResult:
         await ready(body.database)
         work = partial(core.ground, body.report, kg=body.database)
-        if len(body.report) <= heavy_report_chars:
-            return await bounded(work)
-        async with heavy_lane():
-            return await bounded(work, share=HEAVY_SHARE)
+        return await lane(work, heavy=len(body.report) > heavy_report_chars)
 
     @app.post(
         "/v1/platform/calibration/run",

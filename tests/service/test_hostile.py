@@ -243,11 +243,12 @@ def test_large_reports_take_one_lane_and_small_ones_pass(
     """Five clients resending large reports took every core (normal queries 14× slower); now
     large reports are grounded one at a time, a second waits ``load_wait_s`` then gets 503,
     and small reports are not held up."""
-    release = threading.Event()
+    release, holding = threading.Event(), threading.Event()
     ground = service.ground
 
     def held_ground(report: str, *, kg: str = "demo") -> object:
         if len(report) > 100:
+            holding.set()
             release.wait(20)
         return ground(report, kg=kg)
 
@@ -260,7 +261,7 @@ def test_large_reports_take_one_lane_and_small_ones_pass(
             target=lambda: replies.append(client.post("/v1/ground", json=large))
         )
         first.start()
-        time.sleep(0.3)  # the first large report holds the lane
+        assert holding.wait(30)  # the first large report holds the lane
         second = client.post("/v1/ground", json=large)
         small = client.post("/v1/ground", json={"report": "SNCA binds LRRK2."})
         release.set()
