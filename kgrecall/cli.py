@@ -599,7 +599,8 @@ def ask_command(
     typer.echo(response.answer)
     completeness = response.completeness
     typer.echo("### Completeness")
-    for key in ("level", "recall_target", "estimated_recall", "guarantee", "neural_augmented",
+    for key in ("level", "recall_target", "estimated_recall", "estimated_recall_confidence",
+                "guarantee", "neural_augmented",
                 "retrieval_only_hops", "hybrid_hops", "calibration_id", "answer_type_size",
                 "retrieved_answers", "predicted_answers"):  # fmt: skip
         typer.echo(f"- {key}: {getattr(completeness, key)}")

@@ -58,10 +58,16 @@ class GroundArgs(BaseModel):
 
 def completeness_line(completeness: Completeness) -> str:
     """The completeness block in one line."""
-    estimated = completeness.estimated_recall
+    estimated, confidence = completeness.estimated_recall, completeness.estimated_recall_confidence
+    bound = (
+        "n/a"
+        if estimated is None
+        else f"{estimated:.3f}"
+        + ("" if confidence is None else f" (lower bound at {confidence:.0%} confidence)")
+    )
     return (
-        f"completeness: level {completeness.level}, estimated recall "
-        f"{'n/a' if estimated is None else f'{estimated:.3f}'}; guarantee {completeness.guarantee}"
+        f"completeness: level {completeness.level}, estimated recall {bound}; "
+        f"guarantee {completeness.guarantee}"
     )
 
 

@@ -194,6 +194,7 @@ def choose_across_strata(
     *,
     strata: Sequence[str],
     delta: float = 0.1,
+    rows: Sequence[int] | None = None,
     grid: np.ndarray,
     fit_fraction: float = 0.3,
     seed: int = 0,
@@ -206,25 +207,32 @@ def choose_across_strata(
     the most conservative threshold is deployed: for a fixed γ the sets are nested in t, so
     the smallest t contains every stratum's calibrated set and meets each stratum's
     guarantee. ``estimated_recall`` is the smallest of the strata's bounds.
+
+    ``rows`` restricts calibration to some queries (a Mondrian group); every stratum of the
+    whole data must still be covered, so a stratum with none of those queries left gets the
+    only threshold that is safe without data: t = 0, every entity of the answer type.
     """
     labels = np.asarray(strata)
     if len(labels) != data.n:
         raise KGError(f"strata names {len(labels)} queries, the data hold {data.n}")
+    selected = np.arange(data.n) if rows is None else np.asarray(rows, dtype=np.int64)
     keys = sorted(set(labels.tolist()))
     if len(keys) < 2:
         return choose(
-            data, method, alpha, delta=delta, grid=grid, fit_fraction=fit_fraction, seed=seed
-        )
-    gamma_index, certify = _direction(data, alpha, np.arange(data.n), grid, fit_fraction, seed)
+            data, method, alpha, delta=delta, rows=rows, grid=grid,
+            fit_fraction=fit_fraction, seed=seed,
+        )  # fmt: skip
+    gamma_index, certify = _direction(data, alpha, selected, grid, fit_fraction, seed)
     single = data.only((data.gammas[gamma_index],))
     level_delta = delta / len(keys) if method == "ltt" else delta
     per_stratum = []
     for key in keys:
-        rows = certify[labels[certify] == key]
-        if len(rows) == 0:
-            raise KGError(f"stratum {key} has no queries left to calibrate on")
-        per_stratum.append((key, choose(single, method, alpha, delta=level_delta, rows=rows,
-                                        grid=grid, seed=seed)))  # fmt: skip
+        stratum_rows = certify[labels[certify] == key]
+        if len(stratum_rows) == 0:
+            per_stratum.append((key, _without_data(single, key)))
+            continue
+        per_stratum.append((key, choose(single, method, alpha, delta=level_delta,
+                                        rows=stratum_rows, grid=grid, seed=seed)))  # fmt: skip
     binding_key, binding = min(per_stratum, key=lambda item: item[1].t)
     notes = [c.note for _, c in per_stratum if c.note]
     notes.append(
@@ -253,10 +261,14 @@ def _direction(
     rows that then certify it."""
     if len(data.gammas) == 1:
         return 0, rows
-    permuted = np.random.default_rng(seed).permutation(rows)
+    if not 0.0 < fit_fraction < 1.0:
+        raise KGError(f"fit_fraction must be in (0, 1), got {fit_fraction}")
     n_fit = int(len(rows) * fit_fraction)
     if n_fit < 1 or n_fit >= len(rows):
-        raise KGError(f"fit_fraction {fit_fraction} leaves no queries to fit or to certify")
+        # Too few queries to split (a small Mondrian group): the scalar direction, chosen
+        # without looking at the data, keeps every query for certification.
+        return (data.gammas.index(0.0) if 0.0 in data.gammas else 0), rows
+    permuted = np.random.default_rng(seed).permutation(rows)
     fit, certify = permuted[:n_fit], permuted[n_fit:]
     gamma_index = min(range(len(data.gammas)), key=lambda g: _fit_size(data, g, alpha, fit, grid))
     return gamma_index, np.sort(certify)
@@ -329,6 +341,24 @@ def _coverage(
     thresholds = hop_thresholds(data.gammas[gamma_index], t, data.depths)
     return point.model_copy(
         update={"t": t, "thresholds": thresholds, "mean_set_size": size, "everything": t == 0}
+    )
+
+
+def _without_data(data: ScoredQueries, stratum: str) -> ThresholdChoice:
+    """The choice for a stratum with no calibration queries: every entity (t = 0), and no
+    recall bound (estimated 0) since nothing was measured."""
+    gamma = data.gammas[0]
+    return ThresholdChoice(
+        gamma=gamma,
+        t=0.0,
+        thresholds=hop_thresholds(gamma, 0.0, data.depths),
+        n=0,
+        risk_hat=0.0,
+        risk_upper=1.0,
+        estimated_recall=0.0,
+        mean_set_size=float(data.n_entities),
+        everything=True,
+        note=f"no calibration queries of this group in stratum {stratum}; returning every entity",
     )
 
 

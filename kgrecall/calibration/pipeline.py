@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, astuple, dataclass, field
 
@@ -48,9 +48,11 @@ from kgrecall.calibration.gate import (
 )
 from kgrecall.calibration.store import (
     NO_PREDICTOR,
+    RESIDUAL_GROUP,
     Calibration,
     CalibrationKey,
     Conditioning,
+    cell_names,
     now_iso,
 )
 from kgrecall.kg import GraphStore, KGError
@@ -76,15 +78,45 @@ class CalibrationSettings:
     gate: GateConfig = field(default_factory=GateConfig)
 
 
-def group_key(store: GraphStore, query: QueryNode, conditioning: Conditioning) -> str | None:
-    """The Mondrian group of a query: its relations by hop depth, or its anchor-degree bucket."""
+#: Joins a query's group chain into the one string per query kept in ``ScoredQueries.groups``.
+_LEVELS = " | "
+
+
+def group_chain(store: GraphStore, query: QueryNode, conditioning: Conditioning) -> tuple[str, ...]:
+    """The Mondrian groups of a query, finest first (empty without conditioning).
+
+    ``relation``: every relation by hop depth, then only the relations of the last hop (the
+    one that yields the answers) — the coarser level pools the rarer combinations.
+    ``degree``: the bucket of the smallest anchor degree.
+    """
     if conditioning == "none":
-        return None
+        return ()
     if conditioning == "relation":
-        return ";".join(sorted(_hop_labels(query, 0)))
+        labels = _hop_labels(query, 0)
+        last_hop = sorted({label for label in labels if label.endswith("@0")})
+        return tuple(dict.fromkeys((";".join(sorted(labels)), ";".join(last_hop))))
     degree = min(len(store.neighbors(anchor, direction="both")) for anchor in anchors(query))
     lower = max((b for b in DEGREE_BUCKETS if b <= degree), default=0)
-    return f"degree≥{lower}"
+    return (f"degree≥{lower}",)
+
+
+def assign_cells(chains: Sequence[Sequence[str]], min_group_size: int) -> list[str]:
+    """The Mondrian cell of each calibration query: its finest group with at least
+    ``min_group_size`` queries not already placed in a finer one, else the residual cell.
+
+    The cells partition the queries and each is calibrated on its own members only, so every
+    cell — the residual one included — keeps its guarantee, and so does their mixture. A query
+    at run time takes the first of :func:`cell_names` that was calibrated, which is the cell a
+    calibration query with the same groups was placed in.
+    """
+    cells: list[str | None] = [None] * len(chains)
+    for level in range(max((len(chain) for chain in chains), default=0)):
+        open_rows = [i for i, chain in enumerate(chains) if cells[i] is None and len(chain) > level]
+        counts = Counter(chains[i][level] for i in open_rows)
+        for index in open_rows:
+            if counts[chains[index][level]] >= min_group_size:
+                cells[index] = cell_names(chains[index])[level]
+    return [RESIDUAL_GROUP if cell is None else cell for cell in cells]
 
 
 def _hop_labels(node: QueryNode, depth: int) -> list[str]:
@@ -128,8 +160,8 @@ def score_queries(
             hard_scores[g].append(np.sort(scores[hard_index]))
         for conditioning in conditionings:
             if conditioning != "none":
-                key = group_key(data.reduced, item.query, conditioning)
-                groups[conditioning].append(key or "")
+                chain = group_chain(data.reduced, item.query, conditioning)
+                groups[conditioning].append(_LEVELS.join(chain))
     return ScoredQueries(
         data.topology,
         tuple(settings.gammas),
@@ -300,29 +332,27 @@ def _choose_all(
     grid: np.ndarray,
     conditioning: Conditioning,
 ) -> tuple[ThresholdChoice, dict[str, ThresholdChoice]]:
+    strata = scored.groups.get(STRATUM)
+
     def run(rows: list[int] | None) -> ThresholdChoice:
-        return choose(
-            scored, method, alpha, delta=settings.delta, rows=rows, grid=grid,
+        if strata is None:
+            return choose(
+                scored, method, alpha, delta=settings.delta, rows=rows, grid=grid,
+                fit_fraction=settings.fit_fraction, seed=settings.seed,
+            )  # fmt: skip
+        return choose_across_strata(
+            scored, method, alpha, strata=strata, delta=settings.delta, rows=rows, grid=grid,
             fit_fraction=settings.fit_fraction, seed=settings.seed,
         )  # fmt: skip
 
-    strata = scored.groups.get(STRATUM)
-    pooled = (
-        run(None)
-        if strata is None
-        else choose_across_strata(
-            scored, method, alpha, strata=strata, delta=settings.delta, grid=grid,
-            fit_fraction=settings.fit_fraction, seed=settings.seed,
-        )
-    )  # fmt: skip
+    pooled = run(None)
     groups: dict[str, ThresholdChoice] = {}
     if conditioning != "none":
+        chains = [key.split(_LEVELS) for key in scored.groups[conditioning]]
         members: dict[str, list[int]] = defaultdict(list)
-        for index, key in enumerate(scored.groups[conditioning]):
-            members[key].append(index)
-        for key, rows in sorted(members.items()):
-            if len(rows) >= settings.min_group_size:
-                groups[key] = run(rows)
+        for index, cell in enumerate(assign_cells(chains, settings.min_group_size)):
+            members[cell].append(index)
+        groups = {cell: run(rows) for cell, rows in sorted(members.items())}
     return pooled, groups
 
 

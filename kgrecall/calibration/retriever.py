@@ -25,7 +25,7 @@ from kgrecall.calibration.gate import (
     ScoredGraph,
     hop_depths,
 )
-from kgrecall.calibration.pipeline import group_key
+from kgrecall.calibration.pipeline import group_chain
 from kgrecall.calibration.store import (
     NO_PREDICTOR,
     Calibration,
@@ -50,7 +50,10 @@ class Completeness(BaseModel):
 
     level: Level | Literal["custom"]
     recall_target: float | None
+    #: A lower confidence bound on expected recall, from the calibration queries …
     estimated_recall: float | None
+    #: … holding with this probability (1 − δ; None without calibration).
+    estimated_recall_confidence: float | None = None
     guarantee: str
     method: Method | None = None
     neural_augmented: bool
@@ -189,8 +192,16 @@ class CalibratedRetriever:
                 ]
         if isinstance(found, str):
             return self._uncalibrated(query, label, target, found)
-        group = group_key(self.store, query, self.conditioning)
-        choice, used_group = found.choice_for(group)
+        chain = group_chain(self.store, query, self.conditioning)
+        choice, cell = found.choice_for(chain)
+        if choice is None:
+            return self._uncalibrated(
+                query,
+                label,
+                target,
+                f"calibration {found.id} has no {self.conditioning} group covering this query "
+                f"(groups {', '.join(chain)}; recalibrate with more queries)",
+            )
         result = gate.run(query, choice.thresholds_by_depth())
         if found.max_answers is not None and result.retrieved > found.max_answers:
             return self._uncalibrated(
@@ -213,13 +224,14 @@ class CalibratedRetriever:
             level=label,
             recall_target=target,
             estimated_recall=round(choice.estimated_recall, 4),
-            guarantee=found.guarantee(choice),
+            estimated_recall_confidence=found.confidence_level,
+            guarantee=found.guarantee(choice, cell),
             method=found.method,
             neural_augmented=result.neural_augmented,
             retrieval_only_hops=result.retrieval_only_hops,
             hybrid_hops=result.hybrid_hops,
             calibration_id=found.id,
-            calibration_group=used_group,
+            calibration_group=cell,
             thresholds=choice.thresholds,
             abstained=result.everything,
             abstention_reason=reason,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from datetime import UTC, datetime
@@ -114,17 +114,24 @@ class Calibration(BaseModel):
     def confidence_level(self) -> float:
         return 1.0 - self.delta
 
-    def choice_for(self, group: str | None) -> tuple[ThresholdChoice, str | None]:
-        """The group's thresholds when it had its own calibration, else the pooled ones."""
-        if group is not None and group in self.groups:
-            return self.groups[group], group
-        return self.pooled, None
+    def choice_for(self, chain: Sequence[str]) -> tuple[ThresholdChoice | None, str | None]:
+        """(thresholds, Mondrian cell) for a query whose groups are ``chain`` (finest first,
+        :func:`~kgrecall.calibration.pipeline.group_chain`): the first of its
+        :func:`cell_names` that was calibrated, or (None, None) when none was — then no
+        threshold of this record is covered for it. Unconditioned records: the pooled choice."""
+        if self.conditioning == "none":
+            return self.pooled, None
+        for cell in cell_names(chain):
+            if cell in self.groups:
+                return self.groups[cell], cell
+        return None, None
 
-    def guarantee(self, choice: ThresholdChoice) -> str:
-        """What is guaranteed, over which queries, and under which assumption."""
+    def guarantee(self, choice: ThresholdChoice, cell: str | None = None) -> str:
+        """What is guaranteed, over which queries, how they were sampled, and under which
+        assumption (``cell``: the Mondrian cell ``choice`` was calibrated for)."""
         over = f"{self.topology} queries"
-        if choice is not self.pooled:
-            over += f" of {self.conditioning} group"
+        if cell is not None:
+            over += f" in {self.conditioning} group {cell!r}"
         if self.method == "crc":
             what = f"expected recall ≥ {self.target_level:.2f} (conformal risk control)"
         elif self.method == "ltt":
@@ -139,19 +146,33 @@ class Calibration(BaseModel):
             )
         fractions = "/".join(f"{f:.0%}" for f in self.hide_fractions)
         levels = (
-            f"at each of the simulated missingness levels ({fractions} of edges hidden at "
+            f"at each of the simulated missingness levels ({fractions} of facts hidden at "
             "random; the most conservative per-level threshold is used)"
-            if len(self.hide_fractions) > 1 and choice is self.pooled
-            else f"like the simulated ones ({fractions} of edges hidden at random)"
+            if len(self.hide_fractions) > 1
+            else f"like the simulated ones ({fractions} of facts hidden at random)"
         )
         limit = (
             f" with ≤ {self.max_answers} answers in the KG" if self.max_answers is not None else ""
         )
         return (
             f"{what} over {over}, calibrated on n={choice.n} synthetic queries{limit} of KG "
-            f"{self.kg_name} version {self.kg_version[:12]}; assumes new queries are "
+            f"{self.kg_name} version {self.kg_version[:12]} (each drawn from an answer chosen "
+            "uniformly among connected entities, walking random edges back to its anchors, so "
+            "well-connected anchors are over-represented); assumes new queries are "
             f"exchangeable with them and the KG's gaps are {levels}"
         )
+
+
+#: The Mondrian cell of the queries whose groups, at every level, were too small.
+RESIDUAL_GROUP = "rest"
+
+
+def cell_names(chain: Sequence[str]) -> list[str]:
+    """The Mondrian cells a query with this group chain may belong to, finest first: its own
+    group, then the rest of each coarser group, then :data:`RESIDUAL_GROUP`."""
+    if not chain:
+        return []
+    return [chain[0], *(f"{key} (rest)" for key in chain[1:]), RESIDUAL_GROUP]
 
 
 def now_iso() -> str:

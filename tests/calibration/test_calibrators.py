@@ -11,13 +11,17 @@ without a test, the raw mean as the recall bound), which must fail them.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from kgrecall.calibration import (
+    Calibration,
     CalibrationSettings,
     ScoredQueries,
+    ThresholdChoice,
+    build_calibrations,
     calibrators,
     choose,
     crc_index,
@@ -254,3 +258,83 @@ def test_validity_over_repeated_splits_long(
     """`make validity`: 500 splits of 1,000 scored queries for every topology."""
     data = scored(umls, umls_reduced, reduced_predictor, topology, 1000, seed=11)
     check_validity(data, repeats=500)
+
+
+def subset(data: ScoredQueries, rows: np.ndarray, labels: list[str]) -> ScoredQueries:
+    """The queries ``rows`` of ``data`` (with repeats), each in the degree group ``labels[row]``."""
+    gammas = range(len(data.gammas))
+    return ScoredQueries(
+        data.topology,
+        data.gammas,
+        data.depths,
+        data.n_entities,
+        [[data.answer_scores[g][i] for i in rows] for g in gammas],
+        [[data.set_scores[g][i] for i in rows] for g in gammas],
+        {"degree": [labels[i] for i in rows]},
+        [[data.hard_scores[g][i] for i in rows] for g in gammas],
+        data.type_sizes[rows],
+    )
+
+
+def group_risks(
+    data: ScoredQueries, labels: list[str], alpha: float, repeats: int, n_calibration: int
+) -> dict[str, np.ndarray]:
+    """Per group, the population risk of the thresholds each repeated Mondrian calibration
+    deploys for that group's queries (through the record's routing, as at query time)."""
+    rng = np.random.default_rng(7)
+    settings = CalibrationSettings(min_group_size=50)
+    members = {g: np.flatnonzero(np.asarray(labels) == g) for g in sorted(set(labels))}
+    risks: dict[str, list[float]] = {g: [] for g in members}
+    for repeat in range(repeats):
+        rows = rng.integers(0, data.n, size=n_calibration)
+        (record,) = build_calibrations(
+            subset(data, rows, labels), kg_name="umls", kg_version="v", predictor_id="p",
+            hide_fractions=[0.25], alphas=[alpha], methods=["crc"], conditionings=["degree"],
+            settings=replace(settings, seed=repeat),
+        )  # fmt: skip
+        for group, population in members.items():
+            choice, _cell = record.choice_for((group,))
+            assert choice is not None, f"no calibrated cell covers group {group}"
+            risks[group].append(split_losses(data, choice.gamma, choice.t, population)[0].mean())
+    return {g: np.array(r) for g, r in risks.items()}
+
+
+def hard_minority(data: ScoredQueries, share: float = 0.05) -> list[str]:
+    """Group labels: the ``share`` of queries whose best true answer scores lowest ("hard";
+    too few for its own cell at the sizes below) and everything else ("easy")."""
+    best = np.array([scores[-1] for scores in data.answer_scores[0]])
+    hard = set(np.argsort(best, kind="stable")[: int(share * data.n)].tolist())
+    return ["hard" if i in hard else "easy" for i in range(data.n)]
+
+
+def check_group_validity(data: ScoredQueries, repeats: int) -> None:
+    labels = hard_minority(data)
+    for group, risks in group_risks(data, labels, 0.1, repeats, 300).items():
+        mean = risks.mean()
+        assert mean <= 0.1 + monte_carlo(risks), f"group {group}: risk {mean:.3f} above 0.1"
+
+
+def test_a_small_hard_group_keeps_its_guarantee_in_the_residual_cell(
+    scores_1p: ScoredQueries,
+) -> None:
+    """Issue #14.2: a 5 % group below ``min_group_size`` was given the pooled thresholds and
+    lost its recall; now it is calibrated in the residual cell, on its own queries."""
+    check_group_validity(scores_1p, repeats=60)
+
+
+@pytest.mark.mutation
+def test_the_group_check_catches_the_pooled_fallback(
+    scores_1p: ScoredQueries, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old rule — small groups use the pooled thresholds — must fail the same check."""
+
+    def pooled_fallback(
+        self: Calibration, chain: tuple[str, ...]
+    ) -> tuple[ThresholdChoice, str | None]:
+        if chain[0] in self.groups:
+            return self.groups[chain[0]], chain[0]
+        return self.pooled, None
+
+    monkeypatch.setattr(Calibration, "choice_for", pooled_fallback)
+    with pytest.raises(AssertionError, match="group hard"):
+        check_group_validity(scores_1p, repeats=60)

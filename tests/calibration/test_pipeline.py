@@ -11,14 +11,18 @@ import pytest
 
 from kgrecall.calibration import (
     NO_PREDICTOR,
+    RESIDUAL_GROUP,
     CalibratedRetriever,
     CalibrationSettings,
     CalibrationStore,
     ReducedGraph,
     SQLiteCalibrationStore,
     Stratum,
+    assign_cells,
     calibrate,
+    cell_names,
     evaluate_point,
+    group_chain,
     make_calibration_set,
     reduce_strata,
     resolve_level,
@@ -145,7 +149,10 @@ def test_queries_beyond_the_calibrated_answer_count_get_no_guarantee(
 
 
 def test_mondrian_groups_are_used_when_calibrated(
-    umls: NetworkXStore, umls_predictor: LinkPredictor, records_store: CalibrationStore
+    umls: NetworkXStore,
+    umls_predictor: LinkPredictor,
+    records_store: CalibrationStore,
+    tmp_path: Path,
 ) -> None:
     retriever = CalibratedRetriever(
         umls,
@@ -155,13 +162,25 @@ def test_mondrian_groups_are_used_when_calibrated(
         conditioning="degree",
     )
     rng = random.Random(0)
-    groups = {
-        retriever.query(
-            sample_query(umls, "1p", rng), level="thorough"
-        ).completeness.calibration_group
-        for _ in range(30)
-    }
-    assert groups - {None}, "a group with its own calibration should be used"
+    queries = [sample_query(umls, "1p", rng) for _ in range(30)]
+    answers = [retriever.query(q, level="thorough").completeness for q in queries]
+    # Every calibrated query (not those past max_answers) has a calibrated cell — its own
+    # degree group or the residual one — named in the guarantee; the pooled thresholds never
+    # stand in for a group.
+    answers = [a for a in answers if a.estimated_recall is not None]
+    assert len(answers) > 20
+    assert all(f"degree group {a.calibration_group!r}" in a.guarantee for a in answers)
+    assert {a.estimated_recall_confidence for a in answers} == {0.9}
+    record = records_store.get(answers[0].calibration_id or "")
+    assert record is not None and RESIDUAL_GROUP in record.groups
+    without = SQLiteCalibrationStore(tmp_path / "without.sqlite")
+    without.save([record.model_copy(update={"groups": {}})])
+    uncovered = CalibratedRetriever(
+        umls, kg_name="umls", predictor=umls_predictor, calibrations=without,
+        conditioning="degree",
+    ).query(queries[0], level="thorough").completeness  # fmt: skip
+    assert uncovered.guarantee.startswith("none: calibration")
+    assert "has no degree group covering this query" in uncovered.guarantee
 
 
 @pytest.mark.parametrize(
@@ -255,3 +274,27 @@ def test_store_creates_its_folder(tmp_path: Path) -> None:
     """A fresh calibration store is empty, not an error."""
     store = SQLiteCalibrationStore(tmp_path / "deep" / "er" / "c.sqlite")
     assert store.all() == []
+
+
+def test_cells_are_the_finest_group_with_enough_queries_then_the_residual() -> None:
+    chains = [
+        *[("a@0;b@1", "a@0")] * 5,  # large enough for its own cell
+        *[("a@0;c@1", "a@0")] * 2,  # small: with the other small a@0 ones, the rest of a@0
+        *[("a@0;d@1", "a@0")] * 2,
+        *[("e@0;f@1", "e@0")] * 1,  # small at every level: the residual cell
+    ]
+    cells = assign_cells(chains, min_group_size=4)
+    assert cells == ["a@0;b@1"] * 5 + ["a@0 (rest)"] * 4 + [RESIDUAL_GROUP]
+    # The cell a calibration query got is the first calibrated one of its names at run time.
+    for chain, cell in zip(chains, cells, strict=True):
+        assert next(name for name in cell_names(chain) if name in set(cells)) == cell
+    assert assign_cells(chains, min_group_size=100) == [RESIDUAL_GROUP] * len(chains)
+
+
+def test_relation_groups_pool_by_the_last_hop(umls: NetworkXStore) -> None:
+    rng = random.Random(3)
+    one_hop = group_chain(umls, sample_query(umls, "1p", rng), "relation")
+    two_hop = group_chain(umls, sample_query(umls, "2p", rng), "relation")
+    assert len(one_hop) == 1 and one_hop[0].endswith("@0")
+    assert len(two_hop) == 2 and two_hop[1] in two_hop[0] and "@1" not in two_hop[1]
+    assert group_chain(umls, sample_query(umls, "2p", rng), "none") == ()

@@ -12,6 +12,7 @@ import fakeredis
 import pytest
 
 from kgrecall.calibration import (
+    RESIDUAL_GROUP,
     Calibration,
     CalibrationKey,
     CalibrationStore,
@@ -182,15 +183,30 @@ def test_guarantee_text_names_what_over_what_and_assumptions() -> None:
     crc = record()
     text = crc.guarantee(crc.pooled)
     assert "expected recall ≥ 0.90" in text and "2p queries" in text and "n=500" in text
-    assert "10%/25%/40% of edges hidden" in text and "exchangeable" in text
+    assert "10%/25%/40% of facts hidden" in text and "exchangeable" in text
     ltt = record(method="ltt", delta=0.05)
     assert "with probability ≥ 0.95" in ltt.guarantee(ltt.pooled)
     coverage = record(method="coverage")
     assert "at least one true answer" in coverage.guarantee(coverage.pooled)
-    grouped = record(conditioning="degree", groups={"degree≥5": CHOICE.model_copy()})
-    choice, group = grouped.choice_for("degree≥5")
-    assert group == "degree≥5" and "degree group" in grouped.guarantee(choice)
-    assert grouped.choice_for("degree≥125") == (grouped.pooled, None)
+    assert "uniformly among connected entities" in text  # how the queries were sampled
+
+
+def test_a_query_gets_the_finest_calibrated_cell_of_its_groups() -> None:
+    own, rest_of_last_hop, rest = (CHOICE.model_copy(update={"t": t}) for t in (0.3, 0.2, 0.1))
+    grouped = record(
+        conditioning="relation",
+        groups={"a@0;b@1": own, "a@0 (rest)": rest_of_last_hop, RESIDUAL_GROUP: rest},
+    )
+    choice, cell = grouped.choice_for(("a@0;b@1", "a@0"))
+    assert cell == "a@0;b@1" and choice == own
+    assert "relation group 'a@0;b@1'" in grouped.guarantee(own, cell)
+    assert grouped.choice_for(("a@0;c@1", "a@0")) == (rest_of_last_hop, "a@0 (rest)")
+    assert grouped.choice_for(("d@0;e@1", "d@0")) == (rest, RESIDUAL_GROUP)
+    # The pooled thresholds never stand in for a group: a record without a covering cell
+    # (older records kept only the large groups) answers nothing for such a query.
+    old_style = record(conditioning="degree", groups={"degree≥5": own})
+    assert old_style.choice_for(("degree≥125",)) == (None, None)
+    assert record().choice_for(()) == (CHOICE, None)
 
 
 def test_readers_never_see_half_written_thresholds(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgrecall.kg import GraphStore
+from kgrecall.kg import Edge, GraphStore
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools.linkpred import (
     BoundCompletion,
@@ -19,8 +19,10 @@ from kgrecall.tools.linkpred import (
     RuleCompletion,
     RuleSettings,
 )
+from kgrecall.tools.linkpred import rules as rules_module
 from kgrecall.tools.linkpred.ensemble import EnsembleBound
 from kgrecall.tools.linkpred.evaluation import evaluate_completion
+from tests.conftest import small_store
 
 ENTITIES = [f"e{i}" for i in range(8)]
 #: parent_of ∘ parent_of predicts grandparent_of; sibling_of is symmetric.
@@ -200,3 +202,36 @@ def test_rules_rank_held_out_umls_triples_as_measured() -> None:
         bound, parts["test"], known=parts["train"] + parts["valid"] + parts["test"]
     )
     assert metrics.mrr > 0.85 and metrics.hits_at_10 > 0.9
+
+
+def test_rules_are_mined_once_per_graph_version() -> None:
+    """Calibrating several topologies binds each reduced graph many times: the rules are
+    mined once, and again only when the graph changes."""
+    store = small_store()
+    model = RuleCompletion(RuleSettings(min_support=1))
+    first = model.bind(store)
+    assert model.bind(store) is first
+    store.add_edges([Edge("G3", "interacts_with", "G1")])
+    again = model.bind(store)
+    assert again is not first and again.entity_ids == first.entity_ids
+    assert model.bind(small_store()) is not again  # another graph, however equal
+
+
+@pytest.mark.parametrize("max_body_pairs", [20_000_000, 2_000])
+def test_dense_and_sparse_mining_find_the_same_rules(
+    monkeypatch: pytest.MonkeyPatch, max_body_pairs: int
+) -> None:
+    """Small graphs are mined with dense arrays: the rules, their figures and the skipped
+    bodies must be those of the sparse miner (a pair limit that skips bodies included)."""
+    store = build_store([load_pykeen_dataset("kinships")], name="kinships")
+    entities = sorted(node.id for node in store.nodes())
+    triples = [edge.triple for edge in store.edges()]
+    settings = RuleSettings(max_body_pairs=max_body_pairs)
+    assert len(entities) <= rules_module.DENSE_MINING_MAX_ENTITIES
+    dense = RuleBound(entities, triples, settings)
+    monkeypatch.setattr(rules_module, "DENSE_MINING_MAX_ENTITIES", 0)
+    sparse = RuleBound(entities, triples, settings)
+    assert dense.rules == sparse.rules and sum(map(len, dense.rules.values())) > 1000
+    assert dense.skipped == sparse.skipped
+    assert bool(dense.skipped) == (max_body_pairs == 2_000)
+    assert RuleBound([], [], settings).rules == {}

@@ -19,9 +19,11 @@ two average well (:class:`~.ensemble.EnsembleCompletion`).
 from __future__ import annotations
 
 import json
+import threading
 import time
+import weakref
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -39,6 +41,10 @@ from kgrecall.tools.linkpred.base import (
 #: One step of a path: a relation, read backwards (tail → head) when the flag is set.
 Atom = tuple[str, bool]
 
+#: Bodies scored together: their atoms, then support and body pairs as [head, body] arrays.
+ScoredBodies = tuple[list[tuple[Atom, ...]], np.ndarray, np.ndarray]
+#: Graphs with at most this many entities are mined with dense arrays (same rules, faster).
+DENSE_MINING_MAX_ENTITIES = 200
 FORMAT = "kgrecall-rules"
 FORMAT_VERSION = 1
 
@@ -93,6 +99,12 @@ class RuleCompletion(CompletionModel):
 
     def __init__(self, settings: RuleSettings | None = None) -> None:
         self.settings = settings or RuleSettings()
+        # Mined rules per graph, held as long as the graph and reused while its version is
+        # unchanged: calibrating nine topologies on one reduced graph mines it once.
+        self._bound: weakref.WeakKeyDictionary[GraphStore, tuple[str, RuleBound]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
 
     @property
     def identifier(self) -> str:
@@ -104,10 +116,19 @@ class RuleCompletion(CompletionModel):
         )
 
     def bind(self, store: GraphStore) -> RuleBound:
-        """Mine the rules of ``store`` (its edges, every relation, both directions)."""
+        """Mine the rules of ``store`` (its edges, every relation, both directions); the same
+        rules again while the store's version is unchanged."""
+        version = store.version
+        with self._lock:
+            cached = self._bound.get(store)
+            if cached is not None and cached[0] == version:
+                return cached[1]
         entity_ids = sorted(node.id for node in store.nodes())
         triples = [edge.triple for edge in store.edges()]
-        return RuleBound(entity_ids, triples, self.settings)
+        bound = RuleBound(entity_ids, triples, self.settings)
+        with self._lock:
+            self._bound[store] = (version, bound)
+        return bound
 
     def save(self, path: str | Path) -> Path:
         """Write the settings (the model has no weights) atomically as JSON."""
@@ -204,10 +225,58 @@ class RuleBound(BoundCompletion):
         return matrix
 
     def _mine(self) -> dict[Atom, list[Rule]]:
-        """Every body is built once and scored against every head atom at once: its support
-        for a head is how many of the head's edges it connects, its body pairs how many pairs
-        it connects from entities that have a head edge."""
+        """Every body is scored against every head atom at once: its support for a head is how
+        many of the head's edges it connects, its body pairs how many pairs it connects from
+        entities that have a head edge. Small graphs take dense arrays (thousands of tiny
+        bodies), others sparse matrices; both give the same rules."""
         heads = sorted(self.adjacency)
+        if not heads:
+            return {}
+        scored = (
+            self._score_bodies_dense(heads)
+            if len(self.entity_ids) <= DENSE_MINING_MAX_ENTITIES
+            else self._score_bodies_sparse(heads)
+        )
+        smoothing, min_confidence = self.settings.smoothing, self.settings.min_confidence
+        every_body: list[tuple[Atom, ...]] = []
+        kept: list[tuple[np.ndarray, ...]] = []  # head number, body number, confidence, …
+        for bodies, support, pairs in scored:  # support, pairs: [head, body]
+            counts, body_pairs = support.astype(np.float64), pairs.astype(np.float64)
+            confidence = counts / (body_pairs + smoothing)
+            keep = (counts >= self.settings.min_support) & (confidence >= min_confidence)
+            for column, body in enumerate(bodies):
+                if len(body) == 1:  # an edge does not predict itself
+                    keep[heads.index(body[0]), column] = False
+            numbers, columns = np.nonzero(keep)
+            kept.append(
+                (numbers, columns + len(every_body), confidence[numbers, columns],
+                 counts[numbers, columns], body_pairs[numbers, columns])
+            )  # fmt: skip
+            every_body.extend(bodies)
+        if not every_body:
+            return {atom: [] for atom in heads}
+        numbers, body_numbers, confidence, counts, body_pairs = (
+            np.concatenate(column) for column in zip(*kept, strict=True)
+        )
+        # best first within each head: highest confidence, then the body's sort order
+        body_rank = np.empty(len(every_body), dtype=np.int64)
+        body_rank[sorted(range(len(every_body)), key=every_body.__getitem__)] = np.arange(
+            len(every_body)
+        )
+        order = np.lexsort((body_rank[body_numbers], -confidence, numbers))
+        place = np.arange(len(order)) - np.searchsorted(numbers[order], numbers[order])
+        found: dict[Atom, list[Rule]] = {atom: [] for atom in heads}
+        for i in order[place < self.settings.max_rules].tolist():
+            head = heads[numbers[i]]
+            found[head].append(
+                Rule(head, every_body[body_numbers[i]], float(confidence[i]), int(counts[i]),
+                     int(body_pairs[i]))
+            )  # fmt: skip
+        return found
+
+    def _score_bodies_sparse(self, heads: list[Atom]) -> Iterator[ScoredBodies]:
+        """(bodies, support, body pairs) for each body with pairs, one at a time; support and
+        body pairs are ``[head, body]`` arrays."""
         # every edge of every head atom, as (x, y) rows with the head's number
         edge_x, edge_y, edge_head = [], [], []
         for number, atom in enumerate(heads):
@@ -223,7 +292,6 @@ class RuleBound(BoundCompletion):
         has_edge = np.stack([np.diff(self.adjacency[atom].indptr) > 0 for atom in heads]).astype(
             np.float64
         )
-        found: dict[Atom, list[Rule]] = {atom: [] for atom in heads}
         for body in self._bodies():
             matrix = self._body_matrix(body)
             if matrix is None or matrix.nnz == 0:
@@ -233,22 +301,39 @@ class RuleBound(BoundCompletion):
             connected_keys = rows * n + matrix.indices  # sorted: rows, then sorted columns
             found_at = np.minimum(np.searchsorted(connected_keys, keys), len(connected_keys) - 1)
             connected = connected_keys[found_at] == keys
-            counts = np.bincount(owner[connected], minlength=len(heads))
-            body_pairs = has_edge @ np.diff(matrix.indptr)
-            for number in np.flatnonzero(counts >= self.settings.min_support).tolist():
-                head = heads[number]
-                if body == (head,):
-                    continue  # an edge does not predict itself
-                support, pairs = int(counts[number]), int(body_pairs[number])
-                confidence = support / (pairs + self.settings.smoothing)
-                if confidence >= self.settings.min_confidence:
-                    found[head].append(Rule(head, body, confidence, support, pairs))
-        return {
-            head: sorted(rules, key=lambda rule: (-rule.confidence, rule.body))[
-                : self.settings.max_rules
-            ]
-            for head, rules in found.items()
-        }
+            counts = np.bincount(owner[connected], minlength=len(heads)).astype(np.float64)
+            yield [body], counts[:, None], (has_edge @ np.diff(matrix.indptr))[:, None]
+
+    def _score_bodies_dense(self, heads: list[Atom]) -> Iterator[ScoredBodies]:
+        """As :meth:`_score_bodies_sparse`, with the same bodies and skips, in batches: the
+        length-1 bodies, then the length-2 bodies of each first atom as one product."""
+        n, k = len(self.entity_ids), len(heads)
+        adjacency = np.stack([self.adjacency[atom].toarray() for atom in heads]).astype(np.float32)
+        flat = adjacency.reshape(k, n * n)
+        off_diagonal = 1.0 - np.eye(n, dtype=np.float32)
+        has_edge = (adjacency.sum(2) > 0).astype(np.float32)
+        singles = adjacency * off_diagonal
+        present = np.flatnonzero(singles.reshape(k, -1).any(1))
+        yield (
+            [(heads[i],) for i in present],
+            flat @ singles[present].reshape(len(present), n * n).T,
+            has_edge @ singles[present].sum(2).T,
+        )
+        if self.settings.max_length < 2:
+            return
+        in_degree, out_degree = adjacency.sum(1), adjacency.sum(2)
+        for first in range(k):
+            # an upper bound of the pairs of (first, second): paths through each middle entity
+            paths = out_degree @ in_degree[first]
+            bodies = (np.matmul(adjacency[first], adjacency) > 0) * off_diagonal
+            too_many = paths > self.settings.max_body_pairs
+            self.skipped.extend((heads[first], heads[i]) for i in np.flatnonzero(too_many))
+            kept = np.flatnonzero((paths > 0) & ~too_many & bodies.reshape(k, -1).any(1))
+            yield (
+                [(heads[first], heads[i]) for i in kept],
+                flat @ bodies[kept].reshape(len(kept), n * n).T,
+                has_edge @ bodies[kept].sum(2).T,
+            )
 
     # -- scoring --------------------------------------------------------------------------------
     def knows(self, relation: str) -> bool:
