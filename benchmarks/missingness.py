@@ -48,6 +48,7 @@ from kgrecall.calibration import (
     reduce_strata,
     score_queries,
     score_strata,
+    scored_chains,
     threshold_grid,
 )
 from kgrecall.kg import NetworkXStore, build_demo_kg
@@ -128,8 +129,8 @@ def run_one(
         )  # fmt: skip
         for record in records:
             by_cell: dict[str, list[int]] = defaultdict(list)
-            for index, key in enumerate(test.groups[record.conditioning]):
-                _, cell = record.choice_for(key.split(" | "))
+            for index, chain in enumerate(scored_chains(test, record.conditioning)):
+                _, cell = record.choice_for(chain)
                 by_cell[cell or "(none)"].append(index)
             for cell, rows in by_cell.items():
                 calibrated = record.groups.get(cell)

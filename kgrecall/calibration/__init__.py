@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         group_chain,
         score_queries,
         score_strata,
+        scored_chains,
     )
     from kgrecall.calibration.retriever import (
         LEVEL_ALPHA,
@@ -156,6 +157,7 @@ __all__ = [
     "risk_upper_bound",
     "score_queries",
     "score_strata",
+    "scored_chains",
     "split_conformal_quantile",
     "split_graph",
     "threshold_grid",
@@ -207,6 +209,7 @@ __getattr__, __dir__ = attach(
         "group_chain": "kgrecall.calibration.pipeline",
         "score_queries": "kgrecall.calibration.pipeline",
         "score_strata": "kgrecall.calibration.pipeline",
+        "scored_chains": "kgrecall.calibration.pipeline",
         "LEVEL_ALPHA": "kgrecall.calibration.retriever",
         "AnswerPage": "kgrecall.calibration.retriever",
         "CalibratedAnswer": "kgrecall.calibration.retriever",

@@ -100,6 +100,14 @@ def group_chain(store: GraphStore, query: QueryNode, conditioning: Conditioning)
     return (f"degree≥{lower}",)
 
 
+def scored_chains(scored: ScoredQueries, conditioning: Conditioning) -> list[list[str]]:
+    """The group chain (:func:`group_chain`) of each scored query, as recorded when scored
+    with ``conditioning``."""
+    if conditioning not in scored.groups:
+        raise KGError(f"the queries were not scored with conditioning {conditioning!r}")
+    return [key.split(_LEVELS) for key in scored.groups[conditioning]]
+
+
 def assign_cells(chains: Sequence[Sequence[str]], min_group_size: int) -> list[str]:
     """The Mondrian cell of each calibration query: its finest group with at least
     ``min_group_size`` queries not already placed in a finer one, else the residual cell.
@@ -348,7 +356,7 @@ def _choose_all(
     pooled = run(None)
     groups: dict[str, ThresholdChoice] = {}
     if conditioning != "none":
-        chains = [key.split(_LEVELS) for key in scored.groups[conditioning]]
+        chains = scored_chains(scored, conditioning)
         members: dict[str, list[int]] = defaultdict(list)
         for index, cell in enumerate(assign_cells(chains, settings.min_group_size)):
             members[cell].append(index)
