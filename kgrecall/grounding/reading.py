@@ -101,6 +101,9 @@ class _Clause:
     end: int
     #: "relative": hangs on the mention before it; "aside"/"later": on the sentence subject.
     kind: str
+    #: where the clause's first negation word ends (``None``: it has none); found once per
+    #: clause, so asking for each of a sentence's pairs stays linear
+    negation_end: int | None
 
 
 def read_assertions(
@@ -140,7 +143,7 @@ def read_assertions(
             before = bisect_left(starts, start) - 1
             since = max(clause.start, spans[before][1] if before >= 0 else 0)
             passive = _PASSIVE_BY.search(text, since, spans[objects[0]][0])
-            negated = _negated(text, clause, spans[objects[-1]][1])
+            negated = _negated(clause, spans[objects[-1]][1])
             for subject in subjects:
                 for obj in objects:
                     if subject != obj and (subject, obj, relations) not in seen:
@@ -166,7 +169,7 @@ def read_assertions(
             continue
         seen.add((first, second, frozenset()))
         clause = clauses[min(bisect_left(ends, spans[second][1]), len(clauses) - 1)]
-        negated = _negated(text, clause, spans[second][1])
+        negated = _negated(clause, spans[second][1])
         found.append(Assertion(first, second, negated=negated))
     return found
 
@@ -189,10 +192,15 @@ def _clauses(text: str) -> list[_Clause]:
     for start, end, following in cuts:
         if start < position:
             continue
-        clauses.append(_Clause(position, start, kind))
+        clauses.append(_clause(text, position, start, kind))
         position, kind = end, following
-    clauses.append(_Clause(position, len(text), kind))
+    clauses.append(_clause(text, position, len(text), kind))
     return clauses
+
+
+def _clause(text: str, start: int, end: int, kind: str) -> _Clause:
+    negation = NEGATION.search(text, start, end)
+    return _Clause(start, end, kind, negation.end() if negation else None)
 
 
 def _close(text: str, start: int, cuts: list[tuple[int, int, str]]) -> None:
@@ -270,7 +278,7 @@ class Spans:
             self._ends = [end for _, end in merged]
 
 
-def _negated(text: str, clause: _Clause, until: int) -> bool:
-    """Whether the clause denies what it says up to ``until``."""
-    stop = max(clause.start, min(until, clause.end))
-    return NEGATION.search(text, clause.start, stop) is not None
+def _negated(clause: _Clause, until: int) -> bool:
+    """Whether the clause denies what it says up to ``until`` (its first negation word ends
+    by then: any later one ends later still)."""
+    return clause.negation_end is not None and clause.negation_end <= until
