@@ -130,6 +130,124 @@ def import_kg(
     _print_stats(store, path)
 
 
+@kg_app.command("add")
+def add_command(
+    source: Annotated[
+        Path | None, typer.Argument(help="Nodes and edges to add: TSV triples or JSONL records.")
+    ] = None,
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    remove: Annotated[
+        Path | None, typer.Option(help="TSV of head<TAB>relation<TAB>tail edges to remove.")
+    ] = None,
+    allow_new_relations: Annotated[
+        bool, typer.Option(help="Declare relations outside kgrecall's vocabulary.")
+    ] = False,
+    recalibrate: Annotated[
+        bool | None,
+        typer.Option(help="Recalibrate now (default: when the KG's ingestion policy says so)."),
+    ] = None,
+    home: HomeOption = None,
+) -> None:
+    """Add (and remove) edges and nodes of a KG as a new version; recalibrate by policy."""
+    from kgrecall.agents import QueryService
+    from kgrecall.kg.history import removal_keys
+    from kgrecall.kg.loaders import load_tsv
+    from kgrecall.kg.loaders.base import GraphBatch, read_text_lines
+    from kgrecall.kg.loaders.records import load_jsonl
+
+    if source is None and remove is None:
+        raise KGError("nothing to do: give a file of nodes and edges to add, or --remove FILE")
+    service = QueryService(home, use_env_llm=False)
+    if source is None:
+        batch = GraphBatch(service.workspace.load(kg).schema)
+    elif source.suffix.lower() in (".jsonl", ".ndjson") or source.name.endswith(".jsonl.gz"):
+        batch = load_jsonl(source, allow_new_relations=allow_new_relations)
+    else:
+        batch = load_tsv(source, allow_new_relations=allow_new_relations)
+    removals = removal_keys(read_text_lines(remove), remove) if remove is not None else []
+    names = [path.name for path in (source, remove) if path is not None]
+    ingestion = service.ingest(kg, batch, removals, source=" + ".join(names))
+    change = ingestion.change
+    if change.version_after == change.version_before:
+        typer.echo(f"KG {kg!r} unchanged (version {change.version_after[:12]})")
+        return
+    typer.echo(
+        f"KG {kg!r}: version {change.version_before[:12]} → {change.version_after[:12]}, "
+        f"{change.nodes_added} nodes added"
+    )
+    for relation in sorted({*change.edges_added, *change.edges_removed}):
+        typer.echo(
+            f"  {relation:<24} +{change.edges_added.get(relation, 0):<6} "
+            f"-{change.edges_removed.get(relation, 0)}"
+        )
+    plan = ingestion.recalibration
+    if recalibrate is False or (recalibrate is None and plan is None):
+        policy = service.workspace.policy(kg)
+        typer.echo(
+            f"not recalibrated (policy: on_ingest {policy.on_ingest}, while_stale "
+            f"{policy.while_stale}); queries use "
+            + ("the previous calibration, said stale" if policy.while_stale == "previous"
+               else "no guarantee")
+            + " until `kgrecall calibrate` runs"
+        )  # fmt: skip
+        return
+    if plan is None:
+        raise KGError(
+            f"KG {kg!r} has no earlier calibration and its policy names no topologies to "
+            "recalibrate: run `kgrecall calibrate`"
+        )
+    records, location = service.recalibrate(kg, plan, say=typer.echo)
+    typer.echo(
+        f"saved {len(records)} calibrations of version {change.version_after[:12]} → {location}"
+    )
+
+
+@kg_app.command("policy")
+def policy_command(
+    kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
+    on_ingest: Annotated[str | None, typer.Option(help="recalibrate or mark_stale.")] = None,
+    while_stale: Annotated[
+        str | None, typer.Option(help="previous (stale calibration, said so) or none.")
+    ] = None,
+    min_change_edges: Annotated[
+        int | None, typer.Option(min=1, help="Recalibrate once this many edges changed.")
+    ] = None,
+    topologies: Annotated[
+        list[str] | None, typer.Option("--topologies", "-t", help="What to recalibrate.")
+    ] = None,
+    alphas: Annotated[list[str] | None, typer.Option("--alphas", "-a")] = None,
+    home: HomeOption = None,
+) -> None:
+    """Show or set what ingestion does to a KG's calibrations."""
+    from kgrecall.kg.history import IngestPolicy
+    from kgrecall.tools import TOPOLOGIES
+
+    workspace = Workspace(home)
+    if not workspace.exists(kg):
+        workspace.load(kg)  # the "no KG named …" error
+    current = workspace.policy(kg).model_dump()
+    changes = {
+        "on_ingest": on_ingest,
+        "while_stale": while_stale,
+        "min_change_edges": min_change_edges,
+        "topologies": _choices(topologies, "--topologies", TOPOLOGIES) or None,
+        "alphas": [_alpha(value) for value in _split(alphas)] or None,
+    }
+    updates = {key: value for key, value in changes.items() if value is not None}
+    if updates:
+        try:
+            policy = IngestPolicy.model_validate({**current, **updates})
+        except ValidationError as error:
+            problem = error.errors()[0]
+            raise KGError(
+                f"--{str(problem['loc'][0]).replace('_', '-')}: {problem['msg']}"
+            ) from None
+        policy.write(workspace.kg_dir(kg))
+        current = policy.model_dump()
+    for key, value in current.items():
+        typer.echo(f"{key}: {value}")
+
+
 @kg_app.command("stats")
 def stats(
     kg: Annotated[str, typer.Argument(help="KG name or path to a KG file.")] = DEMO_NAME,

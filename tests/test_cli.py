@@ -238,3 +238,57 @@ def test_train_rules_says_there_is_nothing_to_train(isolated_home: Path) -> None
     assert not (Workspace(isolated_home).kg_dir("nations") / "models").exists() or not any(
         (Workspace(isolated_home).kg_dir("nations") / "models").iterdir()
     )
+
+
+def test_kg_add_tsv_jsonl_and_removals_make_logged_versions(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    imported = runner.invoke(app, ["kg", "import", str(DATA / "small.tsv"), "--name", "mine"])
+    assert imported.exit_code == 0, imported.output
+    workspace = Workspace(isolated_home)
+    first = workspace.load("mine").version
+    # an untyped id the KG holds is that node; a new node comes typed from the JSONL
+    additions = tmp_path / "more.tsv"
+    additions.write_text("UniProtKB:P37840\tinteracts_with\tUniProtKB:P10636\n"
+                         "NCBIGene:6622\thas_phenotype\tHP:0002322\n")  # fmt: skip
+    refused = runner.invoke(app, ["kg", "add", str(additions), "--kg", "mine"])
+    assert refused.exit_code != 0 and "unknown node 'HP:0002322' has no type" in str(
+        refused.exception
+    )
+    assert workspace.load("mine").version == first  # nothing written
+    records = tmp_path / "more.jsonl"
+    records.write_text(
+        '{"kind": "node", "id": "HP:0002322", "type": "phenotype", "name": "Resting tremor"}\n'
+        '{"head": "NCBIGene:6622", "relation": "has_phenotype", "tail": "HP:0002322"}\n'
+    )
+    added = runner.invoke(app, ["kg", "add", str(records), "--kg", "mine"])
+    assert added.exit_code == 0, added.output
+    assert "1 nodes added" in added.output and "has_phenotype" in added.output
+    assert "+1" in added.output and "not recalibrated" in added.output
+    removals = tmp_path / "remove.tsv"
+    removals.write_text("NCBIGene:6622\thas_phenotype\tHP:0001300\n")
+    removed = runner.invoke(app, ["kg", "add", "--kg", "mine", "--remove", str(removals)])
+    assert removed.exit_code == 0, removed.output
+    assert "-1" in removed.output
+    entries = workspace.history("mine").entries()
+    assert [e.source for e in entries] == ["more.jsonl", "remove.tsv"]
+    assert entries[0].version_before == first
+    assert entries[1].edges_removed == {"has_phenotype": 1}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"head": "A:1", "relation": "cures", "tail": "B:2"}\n')
+    failed = runner.invoke(app, ["kg", "add", str(bad), "--kg", "mine"])
+    assert "bad.jsonl:1: field relation: unknown relation 'cures'" in str(failed.exception)
+
+
+def test_kg_policy_shows_and_sets_with_clear_errors(isolated_home: Path) -> None:
+    runner.invoke(app, ["kg", "import", str(DATA / "small.tsv"), "--name", "mine"])
+    shown = runner.invoke(app, ["kg", "policy", "--kg", "mine"])
+    assert "on_ingest: recalibrate" in shown.output and "while_stale: previous" in shown.output
+    changed = runner.invoke(
+        app, ["kg", "policy", "--kg", "mine", "--on-ingest", "mark_stale", "-t", "1p,2p"]
+    )
+    assert changed.exit_code == 0, changed.output
+    assert "on_ingest: mark_stale" in changed.output and "'1p', '2p'" in changed.output
+    bad = runner.invoke(app, ["kg", "policy", "--kg", "mine", "--while-stale", "maybe"])
+    assert bad.exit_code != 0 and "--while-stale" in str(bad.exception)
+    assert Workspace(isolated_home).policy("mine").on_ingest == "mark_stale"

@@ -14,6 +14,7 @@ claim extraction, each with an offline fallback.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -37,8 +38,10 @@ from kgrecall.calibration import (
     CalibrationSettings,
     CalibrationStore,
     Completeness,
+    Conditioning,
     Method,
     ReducedGraph,
+    StaleCalibrations,
     Stratum,
     calibrate,
     open_calibration_store,
@@ -46,6 +49,8 @@ from kgrecall.calibration import (
 )
 from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.kg import GraphStore, KGError, Workspace
+from kgrecall.kg.history import ChangeLog
+from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.llm import LLMSettings, chat_model
 from kgrecall.tools import (
     Candidate,
@@ -57,7 +62,7 @@ from kgrecall.tools import (
     embed,
     parse_query,
 )
-from kgrecall.tools.linkpred import CompletionModel
+from kgrecall.tools.linkpred import CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.registry import (
     DEFAULT_MODEL,
     canonical_name,
@@ -65,7 +70,10 @@ from kgrecall.tools.linkpred.registry import (
     load_like,
     needs_training,
     refit,
+    retrain_if_stale,
 )
+
+log = logging.getLogger(__name__)
 
 CALIBRATION_FILE = "calibration.sqlite"
 #: Most answers one response may carry (``max_results`` above it is refused).
@@ -75,6 +83,8 @@ MAX_RESULTS_CAP = 1000
 MAX_EVIDENCE_TRIPLES = 5000
 #: KGs kept loaded at once by default (each holds its graph, indexes and model in memory).
 DEFAULT_MAX_LOADED_KGS = 4
+#: Earlier KG versions searched for a calibration that can stand in while one is stale.
+MAX_STALE_VERSIONS = 20
 
 
 def model_path(workspace: Workspace, kg: str, model: str) -> Path:
@@ -160,6 +170,27 @@ class AskResponse(BaseModel):
     synthesis: str
     notes: list[str]
     timings: dict[str, float]
+
+
+class Recalibration(BaseModel):
+    """A recalibration an ingestion policy asks for."""
+
+    topologies: list[str]
+    alphas: list[float]
+    methods: list[Method]
+    conditioning: Conditioning = "none"
+    queries: int = 1000
+    strata: int = 3
+    neural: bool = True
+    #: edges added or removed since the newest calibrated version (None: never calibrated)
+    edges_changed: int | None
+
+
+class Ingestion(BaseModel):
+    """What one ingestion changed, and the recalibration it calls for."""
+
+    change: ChangeLog
+    recalibration: Recalibration | None
 
 
 @dataclass(slots=True)
@@ -256,11 +287,114 @@ class QueryService:
         retriever = CalibratedRetriever(
             store,
             kg_name=kg,
-            predictor=load_predictor(self.workspace, kg, store, self.model),
+            predictor=self._predictor(kg, store),
             calibrations=calibration_store(self.workspace),
+            stale=self._stale_calibrations(kg, store),
         )
         validator = KGGroundingValidator(store, llm=self.llm, index=index)
         return KGResources(store, retriever, validator, planner)
+
+    def _predictor(self, kg: str, store: GraphStore) -> CompletionModel | None:
+        """The KG's completion model; None (with a warning) when the saved one was trained
+        on an earlier version of the KG — ingestion made it stale, and the recalibration job
+        retrains it first."""
+        try:
+            return load_predictor(self.workspace, kg, store, self.model)
+        except LinkPredictorError as error:
+            if not self.workspace.history(kg).entries():
+                raise
+            log.warning("%s; serving %s without a completion model until retrained", error, kg)
+            return None
+
+    def _stale_calibrations(self, kg: str, store: GraphStore) -> StaleCalibrations:
+        """The earlier versions whose calibrations may stand in (none when the KG's ingestion
+        policy says ``while_stale: none``)."""
+        if self.workspace.policy(kg).while_stale == "none":
+            return StaleCalibrations()
+        history = self.workspace.history(kg)
+        earlier = [v for v in history.versions() if v != store.version][:MAX_STALE_VERSIONS]
+        return StaleCalibrations(tuple((v, history.edges_since(v)) for v in earlier))
+
+    # -- ingestion ---------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        kg: str,
+        batch: GraphBatch,
+        removals: Sequence[tuple[str, str, str]] = (),
+        *,
+        source: str,
+    ) -> Ingestion:
+        """Add ``batch`` to (and remove ``removals`` from) KG ``kg`` as a new version; what
+        changed and the recalibration its policy asks for (None: none).
+
+        A loaded KG is reloaded at the new version and swapped in at once: a query that
+        started before keeps the version it started on, later ones see the new one — never a
+        mix. Until the new version is calibrated, queries use the previous calibration or
+        none, as the policy says."""
+        _, change = self.workspace.ingest(kg, batch, removals, source=source)
+        if change.version_after == change.version_before:
+            return Ingestion(change=change, recalibration=None)
+        with self._guard:
+            reload = kg in self._resources
+        if reload:
+            fresh = self._loader.submit(self._load, kg).result()
+            with self._guard:
+                self._resources[kg] = fresh
+                self._agents.pop(kg, None)
+        return Ingestion(change=change, recalibration=self.recalibration_due(kg))
+
+    def recalibration_due(self, kg: str) -> Recalibration | None:
+        """What the KG's policy asks to recalibrate now (None: nothing — the policy says
+        ``mark_stale``, too few edges changed since the newest calibration, or nothing was
+        ever calibrated and the policy names no topology)."""
+        policy = self.workspace.policy(kg)
+        if policy.on_ingest != "recalibrate":
+            return None
+        records = calibration_store(self.workspace).all(kg)
+        current = self.workspace.load(kg).version
+        if any(r.kg_version == current for r in records):
+            return None
+        history = self.workspace.history(kg)
+        previous = next(
+            (v for v in history.versions() if any(r.kg_version == v for r in records)), None
+        )
+        changed = None if previous is None else history.edges_since(previous)
+        if changed is not None and changed < policy.min_change_edges:
+            return None
+        latest = [r for r in records if r.kg_version == previous]
+        topologies = policy.topologies or sorted({r.topology for r in latest})
+        alphas = policy.alphas or sorted({r.alpha for r in latest})
+        if not topologies or not alphas:
+            return None
+        return Recalibration(
+            topologies=topologies,
+            alphas=alphas,
+            methods=sorted({r.method for r in latest}) or ["crc"],
+            conditioning=max((r.conditioning for r in latest), default="none"),
+            queries=max((r.n_queries for r in latest), default=1000),
+            strata=max((len(r.hide_fractions) for r in latest), default=3),
+            neural=not latest or any(r.predictor_id != NO_PREDICTOR for r in latest),
+            edges_changed=changed,
+        )
+
+    def recalibrate(
+        self, kg: str, plan: Recalibration, *, say: Callable[[str], None] = print
+    ) -> tuple[list[Calibration], str]:
+        """Run ``plan`` on the KG's current version (retraining a transductive model first)."""
+        changed = "?" if plan.edges_changed is None else str(plan.edges_changed)
+        say(f"recalibrating KG {kg!r} after ingestion ({changed} edges changed)")
+        return self.calibrate(
+            kg=kg,
+            topologies=plan.topologies,
+            alphas=plan.alphas,
+            methods=plan.methods,
+            conditioning=plan.conditioning,
+            queries=plan.queries,
+            strata=plan.strata,
+            neural=plan.neural and self.has_predictor(kg),
+            say=say,
+        )
 
     def agent(self, kg: str) -> TwoPhaseAgent:
         """The KG's TwoPhaseAgent (LLM planner when an LLM is configured)."""
@@ -408,6 +542,8 @@ class QueryService:
         if conditioning not in ("none", "relation", "degree"):
             raise KGError(f"invalid conditioning {conditioning!r}; valid: none, relation, degree")
         store = self.workspace.load(kg)
+        if neural:
+            retrain_if_stale(self.model, model_path(self.workspace, kg, self.model), store, say=say)
         deployed = load_predictor(self.workspace, kg, store, self.model) if neural else None
         if neural and deployed is None:
             path = model_path(self.workspace, kg, self.model)

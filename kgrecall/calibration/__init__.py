@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         CalibratedRetriever,
         Completeness,
         Level,
+        StaleCalibrations,
         resolve_level,
     )
     from kgrecall.calibration.risk import (
@@ -127,6 +128,7 @@ __all__ = [
     "SQLiteCalibrationStore",
     "ScoredGraph",
     "ScoredQueries",
+    "StaleCalibrations",
     "Stratum",
     "ThresholdChoice",
     "answer_mask",
@@ -214,6 +216,7 @@ __getattr__, __dir__ = attach(
         "AnswerPage": "kgrecall.calibration.retriever",
         "CalibratedAnswer": "kgrecall.calibration.retriever",
         "CalibratedRetriever": "kgrecall.calibration.retriever",
+        "StaleCalibrations": "kgrecall.calibration.retriever",
         "Completeness": "kgrecall.calibration.retriever",
         "Level": "kgrecall.calibration.retriever",
         "resolve_level": "kgrecall.calibration.retriever",

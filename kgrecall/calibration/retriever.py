@@ -67,6 +67,11 @@ class Completeness(BaseModel):
     answer_type_size: int | None = None
     retrieved_answers: int = 0
     predicted_answers: int = 0
+    #: The KG version the calibration was made on, when it is not the version served (a
+    #: stale calibration standing in until the KG is recalibrated) …
+    calibrated_kg_version: str | None = None
+    #: … and how many edges were added or removed since (None: unknown).
+    edges_since_calibration: int | None = None
     notes: list[str] = []
 
 
@@ -120,6 +125,15 @@ def resolve_level(
     return named, alpha  # type: ignore[return-value]
 
 
+@dataclass(frozen=True, slots=True)
+class StaleCalibrations:
+    """Earlier versions of the served KG whose calibrations may stand in until the version
+    served is calibrated (an ingestion policy's ``while_stale: previous``), newest first, with
+    the edges changed since each (None: unknown)."""
+
+    versions: tuple[tuple[str, int | None], ...] = ()
+
+
 class CalibratedRetriever:
     """Answers QueryTrees on one KG with its link predictor and calibrations."""
 
@@ -133,8 +147,10 @@ class CalibratedRetriever:
         gate: GateConfig | None = None,
         method: Method = "crc",
         conditioning: Conditioning = "none",
+        stale: StaleCalibrations | None = None,
     ) -> None:
         self.store = store
+        self.stale = stale or StaleCalibrations()
         self.kg_name = kg_name
         self.predictor = predictor
         self.calibrations = calibrations
@@ -174,8 +190,9 @@ class CalibratedRetriever:
                 self.kg_name, self.store.version, predictor_id, name, alpha, chosen_method,
                 self.conditioning,
             )  # fmt: skip
+            earlier = [version for version, _ in self.stale.versions]
             try:
-                return self.calibrations.find(key)
+                return self.calibrations.find(key, earlier)
             except CalibrationStoreError as error:  # answer uncalibrated, never fail the query
                 log.warning("calibration lookup failed: %s", error)
                 return f"the calibration store cannot be read ({error.problem})"
@@ -220,6 +237,15 @@ class CalibratedRetriever:
                 f"answer type; shown: the {result.retrieved} retrieved answers first, then the "
                 "best predictions"
             )
+        stale_notes, edges_since = [], None
+        if found.kg_version != self.store.version:
+            edges_since = dict(self.stale.versions).get(found.kg_version)
+            changed = "an unknown number of" if edges_since is None else str(edges_since)
+            stale_notes = [
+                f"stale calibration: made on KG version {found.kg_version[:12]}, {changed} "
+                f"edges added or removed since (now {self.store.version[:12]}); it stands in "
+                "until this version is recalibrated"
+            ]
         completeness = Completeness(
             level=label,
             recall_target=target,
@@ -238,7 +264,9 @@ class CalibratedRetriever:
             answer_type_size=result.answer_type_size,
             retrieved_answers=result.retrieved,
             predicted_answers=result.predicted,
-            notes=[*fallback, *([choice.note] if choice.note else []), *result.notes],
+            calibrated_kg_version=found.kg_version if stale_notes else None,
+            edges_since_calibration=edges_since,
+            notes=[*stale_notes, *fallback, *([choice.note] if choice.note else []), *result.notes],
         )
         return CalibratedAnswer(completeness, result)
 

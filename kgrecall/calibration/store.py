@@ -15,7 +15,7 @@ import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -196,9 +196,21 @@ class CalibrationStore(ABC):
     def get(self, calibration_id: str) -> Calibration | None:
         return next((c for c in self.all() if c.id == calibration_id), None)
 
-    def find(self, wanted: CalibrationKey) -> Calibration | str:
+    def find(
+        self, wanted: CalibrationKey, earlier_versions: Sequence[str] = ()
+    ) -> Calibration | str:
         """The valid record with the largest calibrated α ≤ ``wanted.alpha``, or why there is
-        none."""
+        none. Without one for ``wanted.kg_version``, the first of ``earlier_versions`` (the
+        KG's earlier versions, newest first) that has one stands in: a stale calibration,
+        which the caller must say it is."""
+        found = self._find(wanted)
+        for version in earlier_versions if isinstance(found, str) else ():
+            older = self._find(replace(wanted, kg_version=version))
+            if not isinstance(older, str):
+                return older
+        return found
+
+    def _find(self, wanted: CalibrationKey) -> Calibration | str:
         kg_name, kg_version, predictor_id = wanted.kg_name, wanted.kg_version, wanted.predictor_id
         topology, alpha, method = wanted.topology, wanted.alpha, wanted.method
         conditioning = wanted.conditioning

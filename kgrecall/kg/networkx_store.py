@@ -123,6 +123,32 @@ class NetworkXStore(GraphStore):
         self._changed()
         return added
 
+    def remove_edges(self, keys: Iterable[tuple[str, str, str]]) -> int:
+        """Remove the ``(head, relation, tail)`` edges the store holds; how many it held."""
+        removed = 0
+        for head, relation, tail in keys:
+            if self._edges.pop((head, relation, tail), None) is None:
+                continue
+            self._unlink(self._succ, self._out, head, relation, tail)
+            self._unlink(self._pred, self._in, tail, relation, head)
+            removed += 1
+        self._changed()
+        return removed
+
+    @staticmethod
+    def _unlink(
+        by_node: NodeIndex, by_relation: RelationIndex, node: str, relation: str, other: str
+    ) -> None:
+        neighbours = by_node[node][relation]
+        neighbours.discard(other)
+        if not neighbours:
+            del by_node[node][relation]
+            del by_relation[relation][node]
+            if not by_node[node]:
+                del by_node[node]
+            if not by_relation[relation]:
+                del by_relation[relation]
+
     @staticmethod
     def _link(
         by_node: NodeIndex, by_relation: RelationIndex, node: str, relation: str, other: str

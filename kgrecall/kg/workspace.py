@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from kgrecall.kg.errors import KGError
+from kgrecall.kg.history import ChangeLog, IngestPolicy, KGHistory, apply_batch
+from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.kg.networkx_store import NetworkXStore
 from kgrecall.kg.persistence import load_graph, save_graph
 from kgrecall.kg.store import GraphStore
@@ -69,6 +72,35 @@ class Workspace:
             known = ", ".join(self.names()) or "none yet (try: kgrecall kg build-demo)"
             raise KGError(f"no KG named {name_or_path!r} in {self.home}; known KGs: {known}")
         return load_graph(self.graph_path(name_or_path))
+
+    def history(self, name: str) -> KGHistory:
+        """The change log of KG ``name``."""
+        return KGHistory(self.kg_dir(name))
+
+    def policy(self, name: str) -> IngestPolicy:
+        """What ingestion does to KG ``name``'s calibrations."""
+        return IngestPolicy.read(self.kg_dir(name))
+
+    def ingest(
+        self,
+        name: str,
+        batch: GraphBatch,
+        removals: Sequence[tuple[str, str, str]] = (),
+        *,
+        source: str,
+    ) -> tuple[NetworkXStore, ChangeLog]:
+        """Add ``batch`` to (and remove ``removals`` from) KG ``name``: the new version is
+        written atomically, then logged; a failure leaves the saved KG as it was. One
+        ingestion of a KG at a time (a file lock, across processes). Nothing changed → no new
+        version and no log entry."""
+        history = self.history(name)
+        with history.locked():
+            store = self.load(name)
+            entry = apply_batch(store, batch, removals, source=source)
+            if entry.version_after != entry.version_before:
+                self.save(store, name)
+                history.append(entry)
+        return store, entry
 
 
 def _valid_name(name: str) -> bool:

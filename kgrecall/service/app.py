@@ -6,6 +6,8 @@
     POST /v1/ground                        a report → per-claim labels
     POST /v1/platform/calibration/run      start a calibration job (admin key)
     GET  /v1/platform/calibration/{job_id} job status and progress (admin key)
+    POST /v1/platform/ingest               add/remove nodes and edges: a new KG version,
+                                           recalibrated by the KG's policy (admin key)
     GET  /v1/health, GET /v1/databases
 
 Security and reliability: platform routes need ``X-API-Key`` equal to ``KGRECALL_ADMIN_KEY``
@@ -45,10 +47,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import kgrecall
 from kgrecall.agents import MAX_RESULTS_CAP, AskResponse, PlanningError, QueryResponse, QueryService
+from kgrecall.agents.service import Recalibration
 from kgrecall.calibration import Method
 from kgrecall.grounding import DEFAULT_MAX_CHARS, GroundingResult
-from kgrecall.kg import KGError, UnknownEntityError
+from kgrecall.kg import KGError, KGSchema, UnknownEntityError, normalize_curie
 from kgrecall.kg.deadline import DeadlineExceededError, deadline, low_priority
+from kgrecall.kg.history import ChangeLog
+from kgrecall.kg.loaders.base import GraphBatch
+from kgrecall.kg.loaders.records import batch_from_records
 from kgrecall.service.jobs import CalibrationJobs, CalibrationRequest, Job, JobStatus
 from kgrecall.tools import QueryTree
 from kgrecall.tools.query import (
@@ -68,6 +74,9 @@ T = TypeVar("T")
 #: Largest request body accepted (bytes): a 2 M-character report plus JSON overhead.
 DEFAULT_MAX_BODY_BYTES = 4 * DEFAULT_MAX_CHARS + 4096
 DEFAULT_TIMEOUT_S = 60.0
+#: Most node, edge or removal records one ingestion request may carry (the body limit
+#: usually binds first; larger files go through ``kgrecall kg add``).
+MAX_INGEST_RECORDS = 100_000
 #: How long a request waits for its KG to finish loading before 503 + Retry-After.
 DEFAULT_LOAD_WAIT_S = 10.0
 _RETRY_AFTER_S = 5
@@ -158,6 +167,28 @@ class CalibrationRunRequest(_Request):
     )
     queries: int = Field(500, ge=20, le=5000)
     strata: int = Field(1, ge=1, le=5)
+
+
+class IngestRequest(_Request):
+    """``POST /v1/platform/ingest``: node and edge records (see
+    :mod:`kgrecall.kg.loaders.records`) to add, ``[head, relation, tail]`` edges to remove."""
+
+    database: DatabaseName = "demo"
+    nodes: list[dict[str, Any]] = Field(default_factory=list, max_length=MAX_INGEST_RECORDS)
+    edges: list[dict[str, Any]] = Field(default_factory=list, max_length=MAX_INGEST_RECORDS)
+    remove: list[tuple[Text, Text, Text]] = Field(
+        default_factory=list, max_length=MAX_INGEST_RECORDS
+    )
+    allow_new_relations: bool = False
+    source: Text = Field("api", min_length=1, max_length=200)
+
+
+class IngestView(BaseModel):
+    """What an ingestion changed, and the recalibration job its policy started (if any)."""
+
+    change: ChangeLog
+    recalibration: Recalibration | None
+    job_id: str | None
 
 
 class JobView(BaseModel):
@@ -494,6 +525,48 @@ def create_app(
             )
         )
         return _view(job)
+
+    @app.post("/v1/platform/ingest", dependencies=[Depends(require_admin)])
+    async def ingest(body: IngestRequest) -> IngestView:
+        served(body.database)
+
+        def work() -> IngestView:
+            batch = (
+                batch_from_records(
+                    ((f"nodes[{i}]", record) for i, record in enumerate(body.nodes)),
+                    ((f"edges[{i}]", record) for i, record in enumerate(body.edges)),
+                    source=body.source,
+                    allow_new_relations=body.allow_new_relations,
+                )
+                if body.nodes or body.edges
+                else GraphBatch(KGSchema({}, frozenset()))
+            )
+            removals = [
+                (normalize_curie(head), relation, normalize_curie(tail))
+                for head, relation, tail in body.remove
+            ]
+            done = core.ingest(body.database, batch, removals, source=body.source)
+            plan, job_id = done.recalibration, None
+            if plan is not None:
+                job_id = jobs.submit(
+                    CalibrationRequest(
+                        database=body.database,
+                        topologies=plan.topologies,
+                        risk_budgets=plan.alphas,
+                        methods=plan.methods,
+                        queries=plan.queries,
+                        strata=plan.strata,
+                        conditioning=plan.conditioning,
+                        neural=plan.neural,
+                        reason=f"recalibration after ingesting {body.source} (version "
+                        f"{done.change.version_after[:12]})",
+                    )
+                ).id
+            return IngestView(change=done.change, recalibration=plan, job_id=job_id)
+
+        # no request deadline: a half-done ingestion must not be cut off (its writes are
+        # atomic either way); the body limit bounds its size
+        return await run_in_threadpool(work)
 
     @app.get(
         "/v1/platform/calibration/{job_id}",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kgrecall.agents import QueryService
-from kgrecall.calibration import Method
+from kgrecall.calibration import Conditioning, Method
 from kgrecall.kg import KGError
 
 JobStatus = Literal["queued", "running", "done", "failed"]
@@ -32,6 +32,11 @@ class CalibrationRequest:
     methods: list[Method]
     queries: int
     strata: int
+    conditioning: Conditioning = "none"
+    #: calibrate with the completion model (None: when the KG has one)
+    neural: bool | None = None
+    #: why the job runs, shown first in its progress (e.g. the ingestion that asked for it)
+    reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -89,6 +94,9 @@ class CalibrationJobs:
     def _run(self, job: Job) -> None:
         job.status, job.started = "running", time.time()
         request = job.request
+        if request.reason:
+            job.progress.append(request.reason)
+        has_predictor = self.service.has_predictor(request.database)
         try:
             records, location = self.service.calibrate(
                 kg=request.database,
@@ -97,7 +105,10 @@ class CalibrationJobs:
                 methods=request.methods,
                 queries=request.queries,
                 strata=request.strata,
-                neural=self.service.has_predictor(request.database),
+                conditioning=request.conditioning,
+                neural=has_predictor
+                if request.neural is None
+                else request.neural and has_predictor,
                 say=job.progress.append,
             )
             job.result = [

@@ -12,6 +12,8 @@ when the filtered approximate hits are too few.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
 import os
 from collections.abc import Collection, Sequence
@@ -25,6 +27,8 @@ from kgrecall.kg import GraphStore, KGError, Node, atomic_write_bytes
 from kgrecall.tools.results import Candidate, Evidence
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+#: Dimension of MiniLM's sentence embeddings.
+EMBEDDING_DIM = 384
 #: Entity count above which search goes through the approximate (HNSW) index.
 ANN_THRESHOLD = 200_000
 
@@ -55,6 +59,11 @@ def embed(texts: Sequence[str], *, progress: bool = False, batch_size: int = 128
     return np.asarray(vectors, dtype=np.float32)
 
 
+def text_digest(text: str) -> str:
+    """A short digest of an embedded text: an unchanged entity keeps its vector."""
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
 def entity_text(node: Node) -> str:
     """What is embedded for an entity: name, synonyms, then the start of its description."""
     parts = [node.name, *node.synonyms]
@@ -76,10 +85,13 @@ class VectorIndex:
         version: str,
         *,
         ann_threshold: int = ANN_THRESHOLD,
+        digests: list[str] | None = None,
     ) -> None:
         if len(ids) != len(vectors):
             raise KGError(f"vector index has {len(ids)} ids but {len(vectors)} vectors")
         self.ids, self.names, self.version = ids, names, version
+        #: a digest of each entity's embedded text (None: an index saved before they were kept)
+        self.digests = digests
         self._types = np.array(types)
         self._vectors = vectors
         self.ann_threshold = ann_threshold
@@ -101,26 +113,54 @@ class VectorIndex:
         return self._ann
 
     @classmethod
-    def build(cls, store: GraphStore, *, progress: bool = True) -> VectorIndex:
+    def build(
+        cls, store: GraphStore, *, progress: bool = True, previous: VectorIndex | None = None
+    ) -> VectorIndex:
+        """Embed every entity of ``store``; those whose embedded text is unchanged since
+        ``previous`` (an index of an earlier version) keep their vectors."""
         nodes = sorted(store.nodes(), key=lambda n: n.id)
-        vectors = embed([entity_text(n) for n in nodes], progress=progress)
+        texts = [entity_text(n) for n in nodes]
+        digests = [text_digest(text) for text in texts]
+        vectors = np.zeros((len(nodes), EMBEDDING_DIM), dtype=np.float32)
+        reused = previous.rows_by_digest() if previous is not None else {}
+        todo = [i for i, (node, digest) in enumerate(zip(nodes, digests, strict=True))
+                if reused.get((node.id, digest)) is None]  # fmt: skip
+        for i, (node, digest) in enumerate(zip(nodes, digests, strict=True)):
+            row = reused.get((node.id, digest))
+            if row is not None and previous is not None:
+                vectors[i] = previous._vectors[row]
+        if todo:
+            vectors[todo] = embed([texts[i] for i in todo], progress=progress)
         return cls(
             [n.id for n in nodes],
             [n.name for n in nodes],
             [n.type for n in nodes],
             vectors,
             store.version,
+            digests=digests,
         )
+
+    def rows_by_digest(self) -> dict[tuple[str, str], int]:
+        """(entity id, digest of its embedded text) → row, for the rows whose digest is known."""
+        if self.digests is None:
+            return {}
+        return {(i, d): row for row, (i, d) in enumerate(zip(self.ids, self.digests, strict=True))}
 
     @classmethod
     def for_store(cls, store: GraphStore, folder: Path, *, progress: bool = True) -> VectorIndex:
-        """Load the index of this KG version from ``folder``, or build and save it."""
+        """Load the index of this KG version from ``folder``, or build and save it — from the
+        index of an earlier version when one is there, embedding only what changed."""
         path = folder / f"vectors-{store.version[:16]}.npz"
         if path.is_file():
             index = cls.load(path)
             if index.version == store.version:
                 return index
-        index = cls.build(store, progress=progress)
+        previous = None
+        for stale in sorted(folder.glob("vectors-*.npz"), key=lambda f: f.stat().st_mtime):
+            if stale != path:
+                with contextlib.suppress(KGError):
+                    previous = cls.load(stale)
+        index = cls.build(store, progress=progress, previous=previous)
         index.save(path)
         for stale in folder.glob("vectors-*.npz"):
             if stale != path:
@@ -129,14 +169,16 @@ class VectorIndex:
 
     def save(self, path: Path) -> None:
         buffer = io.BytesIO()
-        np.savez(
-            buffer,
-            vectors=self._vectors,
-            ids=np.array(self.ids),
-            names=np.array(self.names),
-            types=self._types,
-            version=np.array(self.version),
-        )
+        arrays: dict[str, np.ndarray] = {
+            "vectors": self._vectors,
+            "ids": np.array(self.ids),
+            "names": np.array(self.names),
+            "types": self._types,
+            "version": np.array(self.version),
+        }
+        if self.digests is not None:
+            arrays["digests"] = np.array(self.digests)
+        np.savez(buffer, allow_pickle=False, **arrays)
         atomic_write_bytes(path, buffer.getvalue())
 
     @classmethod
@@ -149,6 +191,7 @@ class VectorIndex:
                     data["types"].tolist(),
                     data["vectors"],
                     str(data["version"]),
+                    digests=data["digests"].tolist() if "digests" in data else None,
                 )
         except (OSError, ValueError, KeyError) as error:
             raise KGError(f"{path}: not a readable vector index ({error})") from None

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kgrecall.kg import KGError, NetworkXStore, build_demo_kg
+from kgrecall.kg import KGError, NetworkXStore, Node, build_demo_kg
 from kgrecall.kg.loaders import build_store, gene_ontology_path, load_hpo, load_obo
+from kgrecall.tools import vector as vector_module
 from kgrecall.tools.fulltext import FulltextIndex, tokenize
 from kgrecall.tools.langchain import make_retrieval_tools
 from kgrecall.tools.linking import EntityIndex
@@ -87,6 +89,39 @@ def test_vector_index_is_persisted_per_kg_version(terms: NetworkXStore, tmp_path
     (tmp_path / "broken.npz").write_bytes(b"junk")
     with pytest.raises(KGError, match="not a readable vector index"):
         VectorIndex.load(tmp_path / "broken.npz")
+
+
+def test_a_new_version_embeds_only_what_changed(
+    terms: NetworkXStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an ingestion the index of the new version reuses every unchanged entity's
+    vector: only new entities and entities whose text changed are embedded."""
+    first = VectorIndex.for_store(terms, tmp_path, progress=False)
+    changed = copy.deepcopy(terms)
+    renamed = next(n for n in changed.nodes() if n.id == "HP:0002322")
+    changed.add_nodes(
+        [
+            Node("HP:9999999", "phenotype", "Tremor of the tongue"),
+            Node(renamed.id, renamed.type, renamed.name, synonyms=("shaking while still",)),
+        ]
+    )
+    embedded: list[str] = []
+    original = vector_module.embed
+
+    def counting(texts: list[str], **kwargs: object) -> np.ndarray:
+        embedded.extend(texts)
+        return original(texts, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vector_module, "embed", counting)
+    second = VectorIndex.for_store(changed, tmp_path, progress=False)
+    assert len(embedded) == 2 and "Tremor of the tongue" in embedded
+    assert any("shaking while still" in text for text in embedded)
+    assert [p.name for p in tmp_path.glob("vectors-*.npz")] == [
+        f"vectors-{changed.version[:16]}.npz"
+    ]
+    rebuilt = VectorIndex.build(changed, progress=False)
+    np.testing.assert_allclose(second._vectors, rebuilt._vectors, atol=1e-5)
+    assert second.ids == rebuilt.ids and first.ids != second.ids
 
 
 def test_entity_linking_combines_both_engines(terms: NetworkXStore, tmp_path: Path) -> None:

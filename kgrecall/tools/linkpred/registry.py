@@ -161,3 +161,31 @@ def refit(
         say(f"training {model.config.model} on the reduced graph")
         return LinkPredictor.train(store, model.config)
     raise LinkPredictorError(f"cannot refit a {type(model).__name__} on another graph")
+
+
+def retrain_if_stale(
+    name: str, path: Path, store: GraphStore, *, say: Callable[[str], None] = print
+) -> CompletionModel | None:
+    """After the KG changed: the model saved at ``path`` for ``name``, when it was trained on
+    another KG version, retrained by its own recipe on ``store`` and saved over it (a
+    transductive model cannot score the new version). None when nothing needed retraining:
+    no saved model, or one that is zero-shot or already of this version."""
+    if not path.is_file():
+        return None
+    canonical = canonical_name(name)
+    saved: CompletionModel
+    if ultra_member(canonical) is not None:
+        saved = UltraCompletion.load(path)
+    elif needs_training(canonical):
+        saved = LinkPredictor.load(path, allow_version_mismatch=True)
+    else:
+        return None
+    if saved.kg_version is None or saved.kg_version == store.version:
+        return None
+    say(
+        f"{canonical} was trained on KG version {saved.kg_version[:12]}; retraining it on "
+        f"version {store.version[:12]} first (a transductive model cannot score new facts)"
+    )
+    retrained = refit(saved, store, say=say)
+    retrained.save(path)
+    return retrained
