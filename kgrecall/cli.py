@@ -806,6 +806,47 @@ def ground_command(
         )
 
 
+@app.command("monitor")
+def monitor_command(
+    kg: Annotated[str | None, typer.Option("--kg", help="One KG (default: all).")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Save a plot of recall of new facts per version (PNG).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    home: HomeOption = None,
+) -> None:
+    """Recall users got on facts ingested after their queries (needs KGRECALL_QUERY_LOG)."""
+    from kgrecall.agents import QueryService
+    from kgrecall.agents.monitor import plot_versions
+
+    service = QueryService(
+        home, use_env_llm=False, query_log=os.environ.get("KGRECALL_QUERY_LOG") or "full"
+    )
+    report = service.monitor(kg)
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+    else:
+        typer.echo(f"query log: {report.mode}; intervals: Clopper–Pearson {report.confidence:.0%}")
+        typer.echo(
+            "  kg          topology  target  queries  new  covered  recall  interval       drift"
+        )
+        for row in report.rows:
+            recall = "–" if row.recall is None else f"{row.recall:.3f}"
+            interval = (
+                "–" if row.interval is None else f"{row.interval[0]:.3f}–{row.interval[1]:.3f}"
+            )
+            typer.echo(
+                f"  {row.kg:<10}  {row.topology:<8}  {row.target:.2f}    {row.queries:>7}  "
+                f"{row.new_answers:>4}  {row.covered:>7}  {recall:>6}  {interval:<13}  "
+                + ("DRIFT" if row.drift else "ok")
+            )
+        if report.unstored:
+            typer.echo(f"  ({report.unstored} logged answer sets were too large to store)")
+    if plot is not None:
+        plot_versions(report, plot)
+        typer.echo(f"plot: {plot}")
+
+
 @app.command("serve")
 def serve_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",

@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from langchain_core.language_models import BaseChatModel
@@ -29,9 +30,11 @@ from langgraph.types import Checkpointer
 from pydantic import BaseModel, Field
 
 from kgrecall.agents.agent import TwoPhaseAgent
+from kgrecall.agents.monitor import LOG_MODES, QUERY_LOG_FILE, MonitorReport, QueryLog
 from kgrecall.agents.planner import LLMPlanner, OfflinePlanner, QueryPlan
 from kgrecall.calibration import (
     NO_PREDICTOR,
+    CalibratedAnswer,
     CalibratedRetriever,
     Calibration,
     CalibrationKey,
@@ -191,6 +194,8 @@ class Ingestion(BaseModel):
 
     change: ChangeLog
     recalibration: Recalibration | None
+    #: logged queries of earlier versions run again on the new one (for the monitor)
+    rechecked_queries: int = 0
 
 
 @dataclass(slots=True)
@@ -216,10 +221,18 @@ class QueryService:
         checkpointer: Checkpointer = None,
         progress: bool = True,
         max_loaded_kgs: int = DEFAULT_MAX_LOADED_KGS,
+        query_log: str | None = None,
     ) -> None:
         if max_loaded_kgs < 1:
             raise KGError(f"max_loaded_kgs must be at least 1, not {max_loaded_kgs}")
         self.workspace = Workspace(home)
+        mode = query_log or os.environ.get("KGRECALL_QUERY_LOG") or "off"
+        if mode not in LOG_MODES:
+            raise KGError(f"invalid query log mode {mode!r}; valid: {', '.join(LOG_MODES)}")
+        #: served queries, re-checked on ingestion (None: logging off — the default)
+        self.query_log = (
+            None if mode == "off" else QueryLog(self.workspace.home / QUERY_LOG_FILE, mode)
+        )
         settings = LLMSettings.from_env() if llm is None and use_env_llm else None
         self.llm = llm if llm is not None else (chat_model(settings) if settings else None)
         self.model = canonical_name(model)
@@ -290,9 +303,14 @@ class QueryService:
             predictor=self._predictor(kg, store),
             calibrations=calibration_store(self.workspace),
             stale=self._stale_calibrations(kg, store),
+            on_answer=None if self.query_log is None else partial(self._log, kg, store.version),
         )
         validator = KGGroundingValidator(store, llm=self.llm, index=index)
         return KGResources(store, retriever, validator, planner)
+
+    def _log(self, kg: str, version: str, query: QueryNode, answer: CalibratedAnswer) -> str:
+        assert self.query_log is not None
+        return self.query_log.record(kg, version, query, answer)
 
     def _predictor(self, kg: str, store: GraphStore) -> CompletionModel | None:
         """The KG's completion model; None (with a warning) when the saved one was trained
@@ -342,7 +360,24 @@ class QueryService:
             with self._guard:
                 self._resources[kg] = fresh
                 self._agents.pop(kg, None)
-        return Ingestion(change=change, recalibration=self.recalibration_due(kg))
+        rechecked = 0
+        if self.query_log is not None:
+            rechecked = self.query_log.recheck(kg, self.workspace.load(kg))
+        return Ingestion(
+            change=change, recalibration=self.recalibration_due(kg), rechecked_queries=rechecked
+        )
+
+    def feedback(self, query_id: str, *, missed: Sequence[str], wrong: Sequence[str]) -> None:
+        """Store a user's report on a served answer set ("you missed X", "Y is wrong")."""
+        if self.query_log is None:
+            raise KGError("feedback needs query logging (KGRECALL_QUERY_LOG=full or hashed)")
+        self.query_log.feedback(query_id, missed, wrong)
+
+    def monitor(self, kg: str | None = None) -> MonitorReport:
+        """The recall users got on new facts, per topology and target."""
+        if self.query_log is None:
+            raise KGError("the monitor needs query logging (KGRECALL_QUERY_LOG=full or hashed)")
+        return self.query_log.report(kg)
 
     def recalibration_due(self, kg: str) -> Recalibration | None:
         """What the KG's policy asks to recalibrate now (None: nothing — the policy says

@@ -12,6 +12,7 @@ calibration store cannot be read).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -72,6 +73,8 @@ class Completeness(BaseModel):
     calibrated_kg_version: str | None = None
     #: … and how many edges were added or removed since (None: unknown).
     edges_since_calibration: int | None = None
+    #: The id this answer was logged under (for feedback; None when queries are not logged).
+    query_id: str | None = None
     notes: list[str] = []
 
 
@@ -148,9 +151,12 @@ class CalibratedRetriever:
         method: Method = "crc",
         conditioning: Conditioning = "none",
         stale: StaleCalibrations | None = None,
+        on_answer: Callable[[QueryNode, CalibratedAnswer], str | None] | None = None,
     ) -> None:
         self.store = store
         self.stale = stale or StaleCalibrations()
+        #: called with every answer served; what it returns is the answer's ``query_id``
+        self.on_answer = on_answer
         self.kg_name = kg_name
         self.predictor = predictor
         self.calibrations = calibrations
@@ -173,6 +179,18 @@ class CalibratedRetriever:
         method: Method | None = None,
     ) -> CalibratedAnswer:
         """Run ``query`` at the requested completeness."""
+        answer = self._answer(query, level, recall_target, method)
+        if self.on_answer is not None:
+            answer.completeness.query_id = self.on_answer(query, answer)
+        return answer
+
+    def _answer(
+        self,
+        query: QueryNode,
+        level: str,
+        recall_target: float | None,
+        method: Method | None,
+    ) -> CalibratedAnswer:
         label, alpha = resolve_level(level, recall_target)
         chosen_method: Method = method or self.method
         target = None if alpha >= 1.0 else 1.0 - alpha

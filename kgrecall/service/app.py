@@ -8,6 +8,8 @@
     GET  /v1/platform/calibration/{job_id} job status and progress (admin key)
     POST /v1/platform/ingest               add/remove nodes and edges: a new KG version,
                                            recalibrated by the KG's policy (admin key)
+    GET  /v1/platform/monitor              recall of new facts on logged queries (admin key)
+    POST /v1/feedback                      "you missed X / Y is wrong" for a served query id
     GET  /v1/health, GET /v1/databases
 
 Security and reliability: platform routes need ``X-API-Key`` equal to ``KGRECALL_ADMIN_KEY``
@@ -47,6 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import kgrecall
 from kgrecall.agents import MAX_RESULTS_CAP, AskResponse, PlanningError, QueryResponse, QueryService
+from kgrecall.agents.monitor import MonitorReport
 from kgrecall.agents.service import Recalibration
 from kgrecall.calibration import Method
 from kgrecall.grounding import DEFAULT_MAX_CHARS, GroundingResult
@@ -181,6 +184,19 @@ class IngestRequest(_Request):
     )
     allow_new_relations: bool = False
     source: Text = Field("api", min_length=1, max_length=200)
+
+
+class FeedbackRequest(_Request):
+    """``POST /v1/feedback``: what a served answer set (``completeness.query_id``) missed or
+    got wrong. Stored for the monitor; never written into the KG."""
+
+    query_id: Text = Field(min_length=1, max_length=64)
+    missed: list[Annotated[Text, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=1000
+    )
+    wrong: list[Annotated[Text, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=1000
+    )
 
 
 class IngestView(BaseModel):
@@ -567,6 +583,17 @@ def create_app(
         # no request deadline: a half-done ingestion must not be cut off (its writes are
         # atomic either way); the body limit bounds its size
         return await run_in_threadpool(work)
+
+    @app.post("/v1/feedback", status_code=201)
+    async def feedback(body: FeedbackRequest) -> dict[str, str]:
+        await run_in_threadpool(
+            partial(core.feedback, body.query_id, missed=body.missed, wrong=body.wrong)
+        )
+        return {"stored": body.query_id}
+
+    @app.get("/v1/platform/monitor", dependencies=[Depends(require_admin)])
+    async def monitor(database: str | None = None) -> MonitorReport:
+        return await run_in_threadpool(partial(core.monitor, database))
 
     @app.get(
         "/v1/platform/calibration/{job_id}",

@@ -1,0 +1,133 @@
+"""Issue #20's monitor: served queries logged, re-checked when new facts arrive, feedback
+counted, binomial intervals exact, drift flagged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from scipy.stats import binomtest
+
+from kgrecall.agents import QueryService
+from kgrecall.agents.monitor import clopper_pearson, plot_versions
+from kgrecall.kg import Edge, KGError, Workspace
+from kgrecall.service import create_app
+from tests.agents.test_ingestion import CHEAP, batch_of, nations_withheld
+
+
+@pytest.mark.parametrize(("successes", "trials"), [(0, 5), (5, 5), (37, 50), (1, 1000)])
+def test_clopper_pearson_matches_scipys_exact_interval(successes: int, trials: int) -> None:
+    low, high = clopper_pearson(successes, trials, 0.95)
+    expected = binomtest(successes, trials).proportion_ci(0.95, method="exact")
+    assert low == pytest.approx(expected.low, abs=1e-9)
+    assert high == pytest.approx(expected.high, abs=1e-9)
+    with pytest.raises(KGError):
+        clopper_pearson(0, 0, 0.95)
+
+
+@pytest.fixture
+def logged(tmp_path: Path) -> tuple[QueryService, list[Edge]]:
+    store, withheld = nations_withheld()
+    Workspace(tmp_path).save(store, "nations")
+    service = QueryService(tmp_path, query_log="full", **CHEAP)
+    service.calibrate(
+        kg="nations", topologies=["1p"], alphas=[0.2], queries=60, strata=1, neural=False,
+        say=lambda _: None,
+    )  # fmt: skip
+    return service, withheld
+
+
+def test_new_facts_are_checked_against_the_sets_served_before(
+    logged: tuple[QueryService, list[Edge]], tmp_path: Path
+) -> None:
+    service, withheld = logged
+    old = service.resources("nations").store
+    asked = sorted({(e.head, e.relation) for e in withheld})[:40]
+    served: dict[tuple[str, str], set[str]] = {}
+    for head, relation in asked:
+        tree = {"op": "project", "relation": relation, "input": {"op": "entity", "id": head}}
+        reply = service.query(tree, kg="nations", level="thorough", max_results=1000)
+        assert reply.completeness.query_id and reply.total <= 1000
+        served[(head, relation)] = {a.id for a in reply.answers}
+    ingestion = service.ingest("nations", batch_of(old, withheld), source="all")
+    assert ingestion.rechecked_queries == len(asked)
+    new_store = service.resources("nations").store
+    # independently: new answers are the projection's growth; covered, those served before
+    new = covered = 0
+    for (head, relation), answers in served.items():
+        grown = new_store.project([head], relation) - old.project([head], relation)
+        new += len(grown)
+        covered += len(grown & answers)
+    assert new > 0
+    (row,) = service.monitor("nations").rows
+    assert (row.topology, row.target, row.queries) == ("1p", pytest.approx(0.8), len(asked))
+    assert (row.new_answers, row.covered) == (new, covered)
+    assert row.recall == pytest.approx(covered / new)
+    assert row.interval == pytest.approx(clopper_pearson(covered, new, 0.95))
+    (version,) = service.monitor("nations").versions
+    assert version.kg_version == new_store.version and version.new_answers == new
+    assert service.query_log is not None
+    assert service.query_log.recheck("nations", new_store) == 0  # each version once
+    assert plot_versions(service.monitor(), tmp_path / "monitor.png").stat().st_size > 1000
+
+
+def test_feedback_is_stored_counted_and_flags_drift(
+    logged: tuple[QueryService, list[Edge]],
+) -> None:
+    service, withheld = logged
+    edge = withheld[0]
+    tree = {"op": "project", "relation": edge.relation, "input": {"op": "entity", "id": edge.head}}
+    reply = service.query(tree, kg="nations", level="thorough")
+    query_id = reply.completeness.query_id
+    assert query_id is not None
+    # facts the KG lacks (the feedback loop is how users report them), so unknown ids too
+    missed = [f"NEW:{number}" for number in range(6)]
+    service.feedback(query_id, missed=missed, wrong=[reply.answers[0].id])
+    (row,) = service.monitor("nations").rows
+    assert row.missed_by_feedback == len(missed) == row.new_answers
+    assert row.wrong_by_feedback == 1 and row.covered == 0
+    assert row.drift  # recall 0 of several missed: 0.8 lies above the interval
+    with pytest.raises(KGError, match="no logged query 'nope'"):
+        service.feedback("nope", missed=["x"], wrong=[])
+    with pytest.raises(KGError, match="at least one"):
+        service.feedback(query_id, missed=[], wrong=[])
+    off = QueryService(service.workspace.home, **CHEAP)
+    with pytest.raises(KGError, match="needs query logging"):
+        off.feedback(query_id, missed=["x"], wrong=[])
+
+
+def test_hashed_logging_keeps_no_query_and_feedback_still_counts(tmp_path: Path) -> None:
+    store, withheld = nations_withheld()
+    Workspace(tmp_path).save(store, "nations")
+    service = QueryService(tmp_path, query_log="hashed", **CHEAP)
+    edge = withheld[0]
+    tree = {"op": "project", "relation": edge.relation, "input": {"op": "entity", "id": edge.head}}
+    query_id = service.query(tree, kg="nations").completeness.query_id
+    assert query_id is not None
+    assert service.query_log is not None
+    with service.query_log._connect() as db:
+        assert db.execute("SELECT tree, returned FROM queries").fetchall() == [(None, None)]
+    assert service.ingest("nations", batch_of(store, withheld), source="x").rechecked_queries == 0
+    with pytest.raises(KGError, match="invalid query log mode 'loud'"):
+        QueryService(tmp_path, query_log="loud", **CHEAP)
+
+
+def test_feedback_and_monitor_over_http(logged: tuple[QueryService, list[Edge]]) -> None:
+    service, withheld = logged
+    edge = withheld[0]
+    tree = {"op": "project", "relation": edge.relation, "input": {"op": "entity", "id": edge.head}}
+    key = {"X-API-Key": "k"}
+    with TestClient(create_app(service, admin_key="k")) as client:
+        reply = client.post(
+            "/v1/query/structured",
+            json={"query": tree, "database": "nations", "completeness": "thorough"},
+        ).json()
+        query_id = reply["completeness"]["query_id"]
+        stored = client.post("/v1/feedback", json={"query_id": query_id, "missed": [edge.tail]})
+        assert stored.status_code == 201, stored.text
+        unknown = client.post("/v1/feedback", json={"query_id": "nope", "missed": ["x"]})
+        assert unknown.status_code == 400 and "no logged query" in unknown.text
+        assert client.get("/v1/platform/monitor").status_code == 401
+        report = client.get("/v1/platform/monitor?database=nations", headers=key).json()
+    assert report["rows"][0]["missed_by_feedback"] == 1
