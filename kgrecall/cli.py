@@ -18,6 +18,7 @@ from kgrecall.kg.loaders import LOADERS
 from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL
 
 if TYPE_CHECKING:
+    from kgrecall.agents.monitor import Estimate
     from kgrecall.calibration import CalibratedAnswer
     from kgrecall.kg import (
         GraphStore,
@@ -806,6 +807,13 @@ def ground_command(
         )
 
 
+def _estimate(estimate: Estimate | None) -> str:
+    if estimate is None:
+        return "–"
+    low, high = estimate.interval
+    return f"{estimate.value:.3f} [{low:.3f}, {high:.3f}] n={estimate.n}"
+
+
 @app.command("monitor")
 def monitor_command(
     kg: Annotated[str | None, typer.Option("--kg", help="One KG (default: all).")] = None,
@@ -826,22 +834,23 @@ def monitor_command(
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     else:
-        typer.echo(f"query log: {report.mode}; intervals: Clopper–Pearson {report.confidence:.0%}")
         typer.echo(
-            "  kg          topology  target  queries  new  covered  recall  interval       drift"
+            f"query log: {report.mode}; recall against the answers known now, "
+            f"{report.confidence:.0%} intervals (mean per query: Student t; new facts: exact "
+            "binomial)"
+        )
+        typer.echo(
+            "  kg            topology  target  queries  mean recall [interval]   "
+            "new facts covered [interval]   feedback  drift"
         )
         for row in report.rows:
-            recall = "–" if row.recall is None else f"{row.recall:.3f}"
-            interval = (
-                "–" if row.interval is None else f"{row.interval[0]:.3f}–{row.interval[1]:.3f}"
-            )
             typer.echo(
-                f"  {row.kg:<10}  {row.topology:<8}  {row.target:.2f}    {row.queries:>7}  "
-                f"{row.new_answers:>4}  {row.covered:>7}  {recall:>6}  {interval:<13}  "
+                f"  {row.kg:<12}  {row.topology:<8}  {row.target:.2f}    {row.queries:>7}  "
+                f"{_estimate(row.recall):<24}  {_estimate(row.new_facts):<29}  "
+                f"-{row.missed_by_feedback}/x{row.wrong_by_feedback:<5} "
                 + ("DRIFT" if row.drift else "ok")
+                + (f"  ({row.unstored} sets too large to store)" if row.unstored else "")
             )
-        if report.unstored:
-            typer.echo(f"  ({report.unstored} logged answer sets were too large to store)")
     if plot is not None:
         plot_versions(report, plot)
         typer.echo(f"plot: {plot}")

@@ -1,35 +1,38 @@
 """The recall users actually get: a log of served queries, re-checked when new facts arrive,
-plus user feedback, summarised per topology and target with a binomial interval.
+plus user feedback, summarised per topology and target with confidence intervals.
 
 Edges ingested after a query was answered, and that answer it, are exactly the "missing
-literature" a recall guarantee is about. With logging on (opt-in: ``full``), each calibrated
-answer set is stored with the answers retrieval alone found. After an ingestion every logged
-query of an earlier version is executed again, retrieval only, on the new version; its *new*
-answers (retrieved now, not then) are the facts the KG lacked, and those the old set already
-held were covered. Feedback (``missed`` / ``wrong`` entity ids for a query id) adds missed
-answers as uncovered ones; it is stored, never written into the KG.
+literature" a recall guarantee is about. With logging on (opt-in: ``full``), each answer set
+served at a calibrated level is stored with the answers retrieval alone found. After an
+ingestion every logged query of an earlier version is executed again, retrieval only, on the
+new version: its answers there are the truth as now known, and the query's recall is the share
+of them the set served back then held (its *new* answers — retrieved now, not then — are the
+facts the KG lacked). Feedback (``missed`` / ``wrong`` entity ids for a query id) adds missed
+answers the set did not hold; it is stored, never written into the KG.
 
-The monitor pools, per (KG, topology, recall target), covered / new answers and reports the
-share with a Clopper–Pearson interval (answers are treated as independent draws — queries
-with many new answers weigh more); ``drift`` is flagged when the target lies above the
-interval. ``hashed`` logging keeps only a digest of each query (its answers are not stored):
-feedback is counted, re-checks are not possible.
+The guarantee is on expected recall per query, so the monitor reports, per (KG, topology,
+recall target), the mean per-query recall with a Student-t interval, and flags ``drift`` when
+the target lies above it. Beside it: the answers pooled over queries (covered / known) with
+an exact binomial (Clopper–Pearson) interval, and the new answers alone. Recall is measured
+against the truth known so far, which grows with each ingestion. ``hashed`` logging keeps only
+a digest of each query (not its answers): feedback is counted, recall cannot be.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
-from scipy.stats import beta
+from scipy.stats import beta, t
 
 from kgrecall.calibration import CalibratedAnswer, ConformalGate, ScoredGraph
 from kgrecall.kg import GraphStore, KGError
@@ -52,7 +55,8 @@ CREATE TABLE IF NOT EXISTS queries (
 );
 CREATE TABLE IF NOT EXISTS outcomes (
     query_id TEXT NOT NULL, kg_version TEXT NOT NULL, at TEXT NOT NULL,
-    new_answers INTEGER NOT NULL, covered INTEGER NOT NULL,
+    answers INTEGER NOT NULL, covered INTEGER NOT NULL,
+    new_answers INTEGER NOT NULL, new_covered INTEGER NOT NULL,
     PRIMARY KEY (query_id, kg_version)
 );
 CREATE TABLE IF NOT EXISTS feedback (
@@ -61,34 +65,43 @@ CREATE TABLE IF NOT EXISTS feedback (
 """
 
 
+class Estimate(BaseModel):
+    """A recall estimate: its value, interval and the sample behind it."""
+
+    value: float
+    interval: tuple[float, float]
+    n: int
+
+
 class MonitorRow(BaseModel):
-    """Recall of new answers for one (KG, topology, target)."""
+    """Recall users got for one (KG, topology, target) against the truth known now."""
 
     kg: str
     topology: str
     target: float
     queries: int
-    queries_with_new_answers: int
-    new_answers: int
-    covered: int
+    #: mean per-query recall (what the guarantee is about), Student-t interval
+    recall: Estimate | None
+    #: answers pooled over queries: covered / known, Clopper–Pearson interval
+    pooled: Estimate | None
+    #: the facts ingested after the queries: covered / new, Clopper–Pearson interval
+    new_facts: Estimate | None
     missed_by_feedback: int
     wrong_by_feedback: int
-    recall: float | None
-    interval: tuple[float, float] | None
+    #: logged sets too large to store (not re-checked)
+    unstored: int
     drift: bool
 
 
 class VersionRow(BaseModel):
-    """Recall of the answers one KG version added, over the queries logged before it."""
+    """Recall of the queries logged before one KG version, against that version's answers."""
 
     kg: str
     kg_version: str
     at: str
     target: float
-    new_answers: int
-    covered: int
-    recall: float | None
-    interval: tuple[float, float] | None
+    recall: Estimate
+    new_facts: Estimate | None
 
 
 class MonitorReport(BaseModel):
@@ -96,8 +109,29 @@ class MonitorReport(BaseModel):
     confidence: float
     rows: list[MonitorRow]
     versions: list[VersionRow]
-    #: logged queries whose answer sets were too large to store (not re-checked)
-    unstored: int
+
+
+def mean_estimate(values: Sequence[float], confidence: float) -> Estimate | None:
+    """The mean of ``values`` with a two-sided Student-t interval (clipped to [0, 1])."""
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return Estimate(value=mean, interval=(0.0, 1.0), n=1)
+    variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    quantile = float(t.ppf(0.5 + confidence / 2, len(values) - 1))
+    half = quantile * math.sqrt(variance / len(values))
+    return Estimate(
+        value=mean, interval=(max(0.0, mean - half), min(1.0, mean + half)), n=len(values)
+    )
+
+
+def binomial_estimate(successes: int, trials: int, confidence: float) -> Estimate | None:
+    """``successes / trials`` with its Clopper–Pearson interval (None without trials)."""
+    if trials == 0:
+        return None
+    interval = clopper_pearson(successes, trials, confidence)
+    return Estimate(value=successes / trials, interval=interval, n=trials)
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
@@ -164,8 +198,8 @@ class QueryLog:
 
     def recheck(self, kg: str, store: GraphStore) -> int:
         """Run every logged query of ``kg`` from another version again, retrieval only, on
-        ``store``; record its new answers and how many the logged set held. How many
-        queries were re-checked."""
+        ``store``; record its answers there, its new answers, and how many of each the
+        logged set held. How many queries were re-checked."""
         gate = ConformalGate(ScoredGraph(store, None))
         with self._connect() as db:
             pending = db.execute(
@@ -180,11 +214,14 @@ class QueryLog:
                 now = gate.run(parse_query(tree)).ids
             except KGError:  # an anchor the new version no longer holds: nothing to learn
                 continue
+            served = set(json.loads(returned))
             new = now - set(json.loads(retrieved))
-            covered = len(new & set(json.loads(returned)))
-            outcomes.append((query_id, store.version, _now(), len(new), covered))
+            outcomes.append(
+                (query_id, store.version, _now(), len(now), len(now & served), len(new),
+                 len(new & served))
+            )  # fmt: skip
         with self._connect() as db:
-            db.executemany("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?, ?, ?)", outcomes)
+            db.executemany("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?, ?, ?, ?, ?)", outcomes)
         return len(outcomes)
 
     def feedback(self, query_id: str, missed: Sequence[str], wrong: Sequence[str]) -> None:
@@ -203,75 +240,92 @@ class QueryLog:
     def report(
         self, kg: str | None = None, confidence: float = MONITOR_CONFIDENCE
     ) -> MonitorReport:
-        """Recall of new answers per (KG, topology, target) and per ingested version."""
-        where, args = ("WHERE q.kg = ?", (kg,)) if kg else ("", ())
+        """Recall per (KG, topology, target) and per ingested version."""
+        where, args = ("WHERE kg = ?", (kg,)) if kg else ("", ())
         with self._connect() as db:
-            groups = db.execute(
-                f"SELECT q.kg, q.topology, q.target, COUNT(*), "
-                "SUM(CASE WHEN q.returned IS NULL AND q.tree IS NOT NULL THEN 1 ELSE 0 END) "
-                f"FROM queries q {where} GROUP BY q.kg, q.topology, q.target",
+            queries = db.execute(
+                "SELECT id, kg, topology, target, tree IS NOT NULL, retrieved, returned "
+                f"FROM queries {where}",
                 args,
             ).fetchall()
             outcomes = db.execute(
-                f"SELECT q.kg, q.topology, q.target, o.kg_version, MIN(o.at), "
-                "SUM(o.new_answers > 0), SUM(o.new_answers), SUM(o.covered) FROM outcomes o "
-                f"JOIN queries q ON q.id = o.query_id {where} "
-                "GROUP BY q.kg, q.topology, q.target, o.kg_version",
-                args,
+                "SELECT query_id, kg_version, at, answers, covered, new_answers, new_covered "
+                "FROM outcomes ORDER BY at"
             ).fetchall()
-            feedback = db.execute(
-                f"SELECT q.kg, q.topology, q.target, f.missed, f.wrong FROM feedback f "
-                f"JOIN queries q ON q.id = f.query_id {where}",
-                args,
-            ).fetchall()
-        rows, unstored = [], 0
-        for kg_name, topology_name, target, count, too_large in groups:
-            unstored += too_large or 0
-            if target is None:
-                continue  # fast level: nothing was promised
-            mine = [o for o in outcomes if o[:3] == (kg_name, topology_name, target)]
-            notes = [f for f in feedback if f[:3] == (kg_name, topology_name, target)]
-            missed = sum(len(json.loads(f[3])) for f in notes)
-            wrong = sum(len(json.loads(f[4])) for f in notes)
-            new = sum(o[6] for o in mine) + missed
-            covered = sum(o[7] for o in mine)
-            interval = clopper_pearson(covered, new, confidence) if new else None
+            feedback = db.execute("SELECT query_id, missed, wrong FROM feedback").fetchall()
+        latest = {row[0]: row for row in outcomes}  # ordered by time: the last one wins
+        missed: dict[str, set[str]] = {}
+        wrong: dict[str, int] = {}
+        for query_id, missed_ids, wrong_ids in feedback:
+            missed.setdefault(query_id, set()).update(json.loads(missed_ids))
+            wrong[query_id] = wrong.get(query_id, 0) + len(json.loads(wrong_ids))
+        groups: dict[tuple[str, str, float], list[tuple[Any, ...]]] = {}
+        owners: dict[str, tuple[str, float]] = {}
+        for query in queries:
+            if query[3] is not None:  # fast level: nothing was promised
+                groups.setdefault((query[1], query[2], query[3]), []).append(query)
+                owners[query[0]] = (query[1], query[3])
+        rows = []
+        for (kg_name, topology_name, target), members in sorted(groups.items()):
+            recalls: list[float] = []
+            known = covered = new = new_covered = unstored = 0
+            for query_id, _, _, _, full, retrieved, returned in members:
+                if returned is None:
+                    unstored += bool(full)
+                    continue
+                served = set(json.loads(returned))
+                outcome = latest.get(query_id)
+                if outcome is None:
+                    answers = hits = len(json.loads(retrieved))
+                else:
+                    answers, hits = outcome[3], outcome[4]
+                    new += outcome[5]
+                    new_covered += outcome[6]
+                extra = len(missed.get(query_id, set()) - served)
+                answers += extra
+                new += extra
+                if answers:
+                    recalls.append(hits / answers)
+                    known += answers
+                    covered += hits
+            recall = mean_estimate(recalls, confidence)
             rows.append(
                 MonitorRow(
-                    kg=kg_name, topology=topology_name, target=target, queries=count,
-                    queries_with_new_answers=sum(o[5] for o in mine), new_answers=new,
-                    covered=covered, missed_by_feedback=missed, wrong_by_feedback=wrong,
-                    recall=covered / new if new else None, interval=interval,
-                    drift=interval is not None and target > interval[1],
+                    kg=kg_name, topology=topology_name, target=target, queries=len(members),
+                    recall=recall, pooled=binomial_estimate(covered, known, confidence),
+                    new_facts=binomial_estimate(new_covered, new, confidence),
+                    missed_by_feedback=sum(len(missed.get(m[0], ())) for m in members),
+                    wrong_by_feedback=sum(wrong.get(m[0], 0) for m in members),
+                    unstored=unstored,
+                    drift=recall is not None and target > recall.interval[1],
                 )
             )  # fmt: skip
-        versions: dict[tuple[str, str, float], list[int | str]] = {}
-        for kg_name, _, target, version, at, _, new, covered in outcomes:
-            if target is None:
+        per_version: dict[tuple[str, str, float], list[tuple[Any, ...]]] = {}
+        for outcome in outcomes:
+            owner = owners.get(outcome[0])
+            if owner is not None:
+                per_version.setdefault((owner[0], outcome[1], owner[1]), []).append(outcome)
+        versions = []
+        for (kg_name, version, target), members in per_version.items():
+            version_recall = mean_estimate([o[4] / o[3] for o in members if o[3]], confidence)
+            if version_recall is None:
                 continue
-            key = (kg_name, version, target)
-            entry = versions.setdefault(key, [at, 0, 0])
-            entry[0] = min(str(entry[0]), at)
-            entry[1] = int(entry[1]) + new
-            entry[2] = int(entry[2]) + covered
-        version_rows = [
-            VersionRow(
-                kg=kg_name, kg_version=version, at=str(at), target=target, new_answers=int(new),
-                covered=int(covered), recall=int(covered) / int(new) if new else None,
-                interval=clopper_pearson(int(covered), int(new), confidence) if new else None,
-            )
-            for (kg_name, version, target), (at, new, covered) in versions.items()
-        ]  # fmt: skip
-        version_rows.sort(key=lambda row: (row.kg, row.target, row.at))
-        return MonitorReport(
-            mode=self.mode, confidence=confidence, rows=rows, versions=version_rows,
-            unstored=unstored,
-        )  # fmt: skip
+            versions.append(
+                VersionRow(
+                    kg=kg_name, kg_version=version, at=min(o[2] for o in members),
+                    target=target, recall=version_recall,
+                    new_facts=binomial_estimate(
+                        sum(o[6] for o in members), sum(o[5] for o in members), confidence
+                    ),
+                )
+            )  # fmt: skip
+        versions.sort(key=lambda row: (row.kg, row.target, row.at))
+        return MonitorReport(mode=self.mode, confidence=confidence, rows=rows, versions=versions)
 
 
 def plot_versions(report: MonitorReport, path: Path) -> Path:
-    """Recall of each version's new facts (with its interval) against the target, one
-    panel per KG; saved as PNG."""
+    """Mean recall of the logged queries at each ingested version (with its interval)
+    against the target, one panel per KG; saved as PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -284,21 +338,15 @@ def plot_versions(report: MonitorReport, path: Path) -> Path:
     for axis, kg in zip(axes[0], kgs, strict=True):
         for target in sorted({row.target for row in report.versions if row.kg == kg}):
             rows = [r for r in report.versions if r.kg == kg and r.target == target]
-            shown = [(i, r) for i, r in enumerate(rows, start=1) if r.recall is not None]
-            xs = [i for i, _ in shown]
-            ys = [r.recall for _, r in shown]
-            low = [
-                r.recall - r.interval[0] for _, r in shown if r.interval and r.recall is not None
-            ]
-            high = [
-                r.interval[1] - r.recall for _, r in shown if r.interval and r.recall is not None
-            ]
-            line = axis.errorbar(xs, ys, yerr=[low, high], marker="o", capsize=3,
-                                 label=f"target {target:.2f}")  # fmt: skip
+            values = [r.recall.value for r in rows]
+            low = [r.recall.value - r.recall.interval[0] for r in rows]
+            high = [r.recall.interval[1] - r.recall.value for r in rows]
+            line = axis.errorbar(range(1, len(rows) + 1), values, yerr=[low, high], marker="o",
+                                 capsize=3, label=f"target {target:.2f}")  # fmt: skip
             axis.axhline(target, linestyle="--", color=line[0].get_color(), linewidth=1)
-        axis.set_title(f"{kg}: recall of facts ingested later")
+        axis.set_title(f"{kg}: recall against the facts known at each version")
         axis.set_xlabel("KG version (ingestion)")
-        axis.set_ylabel(f"covered / new answers ({report.confidence:.0%} CI)")
+        axis.set_ylabel(f"mean recall per query ({report.confidence:.0%} CI)")
         axis.set_ylim(0, 1.02)
         axis.legend(loc="lower right", fontsize=8)
     figure.tight_layout()

@@ -53,26 +53,32 @@ def test_new_facts_are_checked_against_the_sets_served_before(
     ingestion = service.ingest("nations", batch_of(old, withheld), source="all")
     assert ingestion.rechecked_queries == len(asked)
     new_store = service.resources("nations").store
-    # independently: new answers are the projection's growth; covered, those served before
-    new = covered = 0
+    # independently: the truth now is the projection on the new version; new answers its
+    # growth; covered, those of the set served before
+    recalls, new, new_covered = [], 0, 0
     for (head, relation), answers in served.items():
-        grown = new_store.project([head], relation) - old.project([head], relation)
+        truth = new_store.project([head], relation)
+        grown = truth - old.project([head], relation)
         new += len(grown)
-        covered += len(grown & answers)
+        new_covered += len(grown & answers)
+        recalls.append(len(truth & answers) / len(truth))
     assert new > 0
     (row,) = service.monitor("nations").rows
     assert (row.topology, row.target, row.queries) == ("1p", pytest.approx(0.8), len(asked))
-    assert (row.new_answers, row.covered) == (new, covered)
-    assert row.recall == pytest.approx(covered / new)
-    assert row.interval == pytest.approx(clopper_pearson(covered, new, 0.95))
+    assert row.recall is not None and row.new_facts is not None
+    assert row.recall.value == pytest.approx(sum(recalls) / len(recalls))
+    assert row.recall.n == len(asked)
+    assert (row.new_facts.n, row.new_facts.value) == (new, pytest.approx(new_covered / new))
+    assert row.new_facts.interval == pytest.approx(clopper_pearson(new_covered, new, 0.95))
     (version,) = service.monitor("nations").versions
-    assert version.kg_version == new_store.version and version.new_answers == new
+    assert version.kg_version == new_store.version
+    assert version.recall.value == pytest.approx(row.recall.value)
     assert service.query_log is not None
     assert service.query_log.recheck("nations", new_store) == 0  # each version once
     assert plot_versions(service.monitor(), tmp_path / "monitor.png").stat().st_size > 1000
 
 
-def test_feedback_is_stored_counted_and_flags_drift(
+def test_feedback_is_stored_and_counted(
     logged: tuple[QueryService, list[Edge]],
 ) -> None:
     service, withheld = logged
@@ -85,9 +91,13 @@ def test_feedback_is_stored_counted_and_flags_drift(
     missed = [f"NEW:{number}" for number in range(6)]
     service.feedback(query_id, missed=missed, wrong=[reply.answers[0].id])
     (row,) = service.monitor("nations").rows
-    assert row.missed_by_feedback == len(missed) == row.new_answers
-    assert row.wrong_by_feedback == 1 and row.covered == 0
-    assert row.drift  # recall 0 of several missed: 0.8 lies above the interval
+    assert row.missed_by_feedback == len(missed) and row.wrong_by_feedback == 1
+    assert row.new_facts is not None and row.recall is not None
+    assert (row.new_facts.n, row.new_facts.value) == (len(missed), 0.0)
+    # known truth: the retrieved answers and the reported ones; covered: the retrieved
+    known = reply.completeness.retrieved_answers
+    assert row.recall.value == pytest.approx(known / (known + len(missed)))
+    assert not row.drift  # one query: its interval is [0, 1]
     with pytest.raises(KGError, match="no logged query 'nope'"):
         service.feedback("nope", missed=["x"], wrong=[])
     with pytest.raises(KGError, match="at least one"):
@@ -131,3 +141,21 @@ def test_feedback_and_monitor_over_http(logged: tuple[QueryService, list[Edge]])
         assert client.get("/v1/platform/monitor").status_code == 401
         report = client.get("/v1/platform/monitor?database=nations", headers=key).json()
     assert report["rows"][0]["missed_by_feedback"] == 1
+
+
+def test_drift_is_flagged_when_the_target_lies_above_the_interval(
+    logged: tuple[QueryService, list[Edge]],
+) -> None:
+    service, withheld = logged
+    heads = sorted({(e.head, e.relation) for e in withheld})[:20]
+    for number, (head, relation) in enumerate(heads):
+        tree = {"op": "project", "relation": relation, "input": {"op": "entity", "id": head}}
+        reply = service.query(tree, kg="nations", level="thorough")
+        assert reply.completeness.query_id is not None
+        if number % 2 == 0:  # half the users report many answers the set missed
+            missed = [f"NEW:{number}:{i}" for i in range(4 * reply.completeness.retrieved_answers)]
+            service.feedback(reply.completeness.query_id, missed=missed, wrong=[])
+    (row,) = service.monitor("nations").rows
+    assert row.recall is not None and row.recall.n == len(heads)
+    assert row.recall.value == pytest.approx(0.5 * 1.0 + 0.5 * 0.2)
+    assert row.drift and row.recall.interval[1] < 0.8
