@@ -353,13 +353,7 @@ class QueryService:
         _, change = self.workspace.ingest(kg, batch, removals, source=source)
         if change.version_after == change.version_before:
             return Ingestion(change=change, recalibration=None)
-        with self._guard:
-            reload = kg in self._resources
-        if reload:
-            fresh = self._loader.submit(self._load, kg).result()
-            with self._guard:
-                self._resources[kg] = fresh
-                self._agents.pop(kg, None)
+        self._reload(kg)
         rechecked = 0
         if self.query_log is not None:
             rechecked = self.query_log.recheck(kg, self.workspace.load(kg))
@@ -378,6 +372,17 @@ class QueryService:
         if self.query_log is None:
             raise KGError("the monitor needs query logging (KGRECALL_QUERY_LOG=full or hashed)")
         return self.query_log.report(kg)
+
+    def _reload(self, kg: str) -> None:
+        """Build the KG's resources again (when loaded) and swap them in at once: calls that
+        started before keep the old ones."""
+        with self._guard:
+            loaded = kg in self._resources
+        if loaded:
+            fresh = self._loader.submit(self._load, kg).result()
+            with self._guard:
+                self._resources[kg] = fresh
+                self._agents.pop(kg, None)
 
     def recalibration_due(self, kg: str) -> Recalibration | None:
         """What the KG's policy asks to recalibrate now (None: nothing — the policy says
@@ -577,8 +582,9 @@ class QueryService:
         if conditioning not in ("none", "relation", "degree"):
             raise KGError(f"invalid conditioning {conditioning!r}; valid: none, relation, degree")
         store = self.workspace.load(kg)
-        if neural:
-            retrain_if_stale(self.model, model_path(self.workspace, kg, self.model), store, say=say)
+        path = model_path(self.workspace, kg, self.model)
+        if neural and retrain_if_stale(self.model, path, store, say=say) is not None:
+            self._reload(kg)  # serve the retrained model
         deployed = load_predictor(self.workspace, kg, store, self.model) if neural else None
         if neural and deployed is None:
             path = model_path(self.workspace, kg, self.model)

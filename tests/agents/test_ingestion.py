@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from kgrecall.agents import QueryService
+from kgrecall.agents import QueryService, model_path
 from kgrecall.kg import Edge, GraphStore, KGError, NetworkXStore, Workspace
 from kgrecall.kg.history import IngestPolicy
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.kg.loaders.base import GraphBatch
+from kgrecall.tools import LinkPredictor, TrainingConfig
 
 CHEAP: dict[str, Any] = {"use_env_llm": False, "progress": False, "model": "rules"}
 
@@ -201,3 +202,31 @@ def test_queries_during_an_ingestion_see_one_version(home: tuple[Path, list[Edge
             worker.join()
     assert after == new
     assert seen and all(answers in (old, new) for answers in seen)
+
+
+def test_a_transductive_model_is_retrained_before_recalibration(
+    home: tuple[Path, list[Edge]],
+) -> None:
+    """A KG embedding cannot score a version it was not trained on: after an ingestion the
+    KG is served without it (not refused), and the recalibration retrains it first, says
+    so, and saves it for the new version."""
+    path, withheld = home
+    workspace = Workspace(path)
+    store = workspace.load("nations")
+    config = TrainingConfig(model="DistMult", embedding_dim=16, max_epochs=5, eval_every=5)
+    saved = model_path(workspace, "nations", "DistMult")
+    LinkPredictor.train(store, config, progress=False).save(saved)
+    service = QueryService(path, use_env_llm=False, progress=False, model="DistMult")
+    service.calibrate(kg="nations", topologies=["1p"], alphas=[0.2], queries=60, strata=1,
+                      say=lambda _: None)  # fmt: skip
+    assert service.resources("nations").retriever.predictor is not None
+    ingestion = service.ingest("nations", batch_of(store, withheld), source="new")
+    assert service.resources("nations").retriever.predictor is None  # stale: not used
+    plan = ingestion.recalibration
+    assert plan is not None and plan.neural
+    said: list[str] = []
+    service.recalibrate("nations", plan, say=said.append)
+    assert any("retraining it on version" in line for line in said), said
+    assert service.resources("nations").retriever.predictor is not None  # served again
+    new_version = workspace.load("nations").version
+    assert LinkPredictor.load(saved, kg_version=new_version).kg_version == new_version
