@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-slow validity lint typecheck format bench bench-completeness bench-missingness bench-grounding bench-agent clean
+.PHONY: setup demo test test-slow validity lint typecheck format bench bench-completeness bench-missingness bench-drift bench-grounding bench-agent clean
 
 setup: $(STAMP)
 
@@ -52,6 +52,10 @@ bench-completeness: setup
 # Does the guarantee hold at 10, 25 and 40 % missing? 20 seeds × 9 topologies (about 1 h).
 bench-missingness: setup
 	$(BIN)/python benchmarks/missingness.py --datasets umls --model rules
+
+# Ingestion in five batches, recalibration by policy, the monitor; a drift scenario.
+bench-drift: setup
+	HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/drift.py
 
 # Grounding labels on claims generated from the demo KG and on written reports (about 1 min).
 bench-grounding: setup
