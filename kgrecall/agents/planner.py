@@ -122,7 +122,7 @@ _ANCHOR_FIRST = [
     for aux in (r"(?P<aux>is|are|was|were|does|do|has|have)\s+", "")
 ]
 _POSSESSIVE_QUESTION = re.compile(
-    r"^(?:(?:what|which)\s+(?:is|are)\s+)?(?P<anchor>.+?)(?:['’]s)?\s+"
+    r"^(?:(?:what|which)\s+)?(?:(?:is|are)\s+)?(?P<anchor>.+?)(?:['’]s)?\s+"
     r"(?P<type>(?:\w+\s+)?\w+)$",
     re.IGNORECASE,
 )
@@ -144,6 +144,17 @@ _SHARED_QUESTION = [
     ),
 ]
 #: A trailing "both" after coordinated subjects ("do apoE and APP both bind").
+#: Words around a gene or protein name that do not change which entity is meant ("the
+#: protein encoded by the APOE gene", "the APOE gene product", "GRN (progranulin)").
+_NAME_WRAPPERS = (
+    re.compile(
+        r"^(?:the\s+)?(?:(?:gene\s+)?products?|proteins?)\s+(?:encoded\s+by|of)\s+(?:the\s+)?",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\s+(?:gene(?:\s+products?)?|proteins?)$", re.IGNORECASE),
+    re.compile(r"^the\s+", re.IGNORECASE),
+    re.compile(r"\s*\([^()]*\)$"),
+)
 _BOTH_AFTER = re.compile(r"\s+both\s*$", re.IGNORECASE)
 _AUXILIARY_SUBJECT = re.compile(r"^\s*(?:does|do|did|is|are|can)\s+(.+?)\s*$", re.IGNORECASE)
 _BOTH = re.compile(r"^\s*both\s+", re.IGNORECASE)
@@ -317,6 +328,10 @@ class OfflinePlanner:
         named = self.linker.lookup(first)  # a name, never a fuzzy guess
         if not named:
             return None
+        hint = next((h for pattern, h in TYPE_HINTS if pattern.match(type_words.strip())), None)
+        if hint is not None:  # "TrkB's ligands", "GDNF's receptor": a protein's partners
+            self.answer_hint = hint
+            named = sorted(named, key=lambda node: node.type != answer_type)
         try:
             relation = self._by_signature(
                 _Relation("", None, type_words, "signature", 1.0), answer_type, named[0].type
@@ -646,6 +661,9 @@ class OfflinePlanner:
                 f"edges do not connect it to {answer_type or 'any type'} (they connect {signature})"
             )
         found = self.linker.link(mention, k=5, node_types=accepted or None)
+        core = _core_name(mention)
+        if not found and core != mention:
+            found = self.linker.link(core, k=5, node_types=accepted or None)
         if not found:
             types = ", ".join(sorted(accepted)) or "any"
             closest = self.linker.fuzzy(mention, k=1, node_types=accepted or None)
@@ -677,6 +695,16 @@ class OfflinePlanner:
                 for o in (close or others)[:4]
             ],
         )
+
+
+def _core_name(mention: str) -> str:
+    """``mention`` without the words around a name that leave the entity as it is ("the
+    protein encoded by the APOE gene" → "APOE"); the mention itself when nothing is left."""
+    core = mention
+    for _ in range(3):  # wrappers nest: "the product of the GRN gene (progranulin)"
+        for wrapper in _NAME_WRAPPERS:
+            core = wrapper.sub("", core).strip()
+    return core or mention
 
 
 class LLMQuery(BaseModel):

@@ -66,7 +66,7 @@ _DEFINITIONS = [
         verb="interacts with",
         question_phrases=(
             (r"(?:that |which )?interact(?:s|ing)? with|bind(?:s|ing)?(?: to)?|"
-             r"(?:interaction |binding )?partners of", "forward"),
+             r"(?:are |is )?bound by|(?:interaction |binding )?partners of", "forward"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
     ),
@@ -128,7 +128,7 @@ _DEFINITIONS = [
         question_phrases=(
             (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
              r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
-             r"responsible for", None),
+             r"responsible for|(?:are |is )?mutated in|(?:with )?mutations? in|behind", None),
         ),
         examples=("associated with", "linked to", "implicated in", "related to", "causes"),
         generic=True,
@@ -156,9 +156,11 @@ _DEFINITIONS = [
         "ontology is_a",
         verb="is a subtype of",
         question_phrases=(
-            (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?) of",
-             "inverse"),
-            (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader terms?) of", "forward"),
+            (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?|"
+             r"descendants?|narrower terms?) of|(?:are |is )?more specific than", "inverse"),
+            (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
+             r"(?: disease| phenotype)?(?: terms?| classes?| categories| groups?)? of|"
+             r"(?:are |is )?more general than", "forward"),
         ),
         examples=("subtype of", "kind of", "more specific than"),
         directed_claims=True,
@@ -190,6 +192,7 @@ _DEFINITIONS = [
              r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
              r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
              r"characteri[sz]ed by|(?:phenotypes?|symptoms?|features?|signs?) of|"
+             r"(?:that |which )?feature|featuring|(?:are |is )?annotated (?:to|with)|"
              r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in", None),
         ),
         examples=("has the phenotype", "presents with", "symptoms of", "clinical features of"),

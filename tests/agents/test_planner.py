@@ -100,6 +100,35 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
         # ligands are the heads of ligand → receptor edges, receptors the tails
         ("Which receptors does GDNF bind?", project("interacts_with", entity(GDNF)), "lexicon"),
         ("What ligands bind RET?", project("interacts_with", entity(RET), inverse=True), "lexicon"),
+        # a possessive ligand / receptor word: the protein's partners, not what its gene encodes
+        ("What is GDNF's receptor?", project("interacts_with", entity(GDNF)), "signature"),
+        # relation wordings of the registry beyond "associated with" / "subtypes of"
+        (
+            "genes mutated in Parkinson disease 4",
+            project("associated_with", entity(PD4), inverse=True),
+            "lexicon",
+        ),
+        (
+            "Which phenotypes are more specific than dystonia?",
+            project("subclass_of", entity("HP:0001332"), inverse=True),
+            "lexicon",
+        ),
+        (
+            "What are the parent terms of dystonia?",
+            project("subclass_of", entity("HP:0001332")),
+            "lexicon",
+        ),
+        # a chain through the gene; words around a name ("the … gene") leave the entity
+        (
+            "Which receptors are bound by the protein encoded by the SEMA3A gene?",
+            project("interacts_with", project("encodes", entity("NCBIGene:10371"))),
+            "lexicon",
+        ),
+        (
+            "Which receptors does the SEMA3A gene product bind?",
+            project("interacts_with", entity("uniprot:Q14563")),
+            "lexicon",
+        ),
     ],
 )
 def test_questions_as_people_word_them(
@@ -107,7 +136,7 @@ def test_questions_as_people_word_them(
 ) -> None:
     plan = service.resources("demo").planner.plan(question)
     assert plan.query == expected
-    assert [r.method for r in plan.relations] == [method]
+    assert {r.method for r in plan.relations} == {method}
 
 
 APOE, APP = "uniprot:P02649", "uniprot:P05067"
