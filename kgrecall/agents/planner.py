@@ -362,10 +362,30 @@ class OfflinePlanner:
                     ):  # "do diseases associated with SNCA have": the subject is a chain
                         inner = self._chain(after_type, inner_type)
                         return self._project_node(relation, inner, inner_type, answer_type)
+                    if self._relation_at_start(_CONNECTOR.sub("", subject, count=1)):
+                        # "do the subtypes of X show": the subject is a projection itself
+                        inner = self._chain(subject, None)
+                        return self._project_node(
+                            relation, inner, self._type_of(inner), answer_type
+                        )
                     # "do apoE and APP both bind": one projection per anchor, intersected
                     subject = _BOTH_AFTER.sub("", subject)
                     return self._anchor_expression(relation, subject, answer_type)
         return None
+
+    def _type_of(self, node: QueryNode) -> str | None:
+        """The node type a query's answers have, when the KG's signatures fix it."""
+        if isinstance(node, EntityQuery):
+            return self.store.get_node(node.id).type
+        if isinstance(node, ProjectQuery):
+            given = self._type_of(node.input)
+            reached = {
+                (head if node.inverse else tail)
+                for head, tail in self.signatures.get(node.relation, set())
+                if (tail if node.inverse else head) == given
+            }
+            return reached.pop() if len(reached) == 1 else None
+        return self._type_of(node.inputs[0])
 
     def _branches(
         self,

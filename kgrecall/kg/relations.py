@@ -160,7 +160,7 @@ _DEFINITIONS = [
              r"descendants?|narrower terms?) of|(?:are |is )?more specific than", "inverse"),
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
              r"(?: disease| phenotype)?(?: terms?| classes?| categories| groups?)? of|"
-             r"(?:are |is )?more general than", "forward"),
+             r"(?:are |is )?more general than|falls? (?:under|into)|belongs? to", "forward"),
         ),
         examples=("subtype of", "kind of", "more specific than"),
         directed_claims=True,

@@ -124,6 +124,17 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("interacts_with", project("encodes", entity("NCBIGene:10371"))),
             "lexicon",
         ),
+        # a subject that is a projection itself
+        (
+            "What phenotypes do the subtypes of Parkinson disease 4 show?",
+            project("has_phenotype", project("subclass_of", entity(PD4), inverse=True)),
+            "lexicon",
+        ),
+        (
+            "Which diseases does Parkinson disease 4 fall under?",
+            project("subclass_of", entity(PD4)),
+            "lexicon",
+        ),
         (
             "Which receptors does the SEMA3A gene product bind?",
             project("interacts_with", entity("uniprot:Q14563")),
