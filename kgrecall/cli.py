@@ -840,12 +840,13 @@ def monitor_command(
             "binomial)"
         )
         typer.echo(
-            "  kg            topology  target  queries  mean recall [interval]   "
+            "  kg            topology  relations         target  queries  mean recall [interval]   "
             "new facts covered [interval]   feedback  drift"
         )
         for row in report.rows:
             typer.echo(
-                f"  {row.kg:<12}  {row.topology:<8}  {row.target:.2f}    {row.queries:>7}  "
+                f"  {row.kg:<12}  {row.topology:<8}  {row.relations:<16}  {row.target:.2f}    "
+                f"{row.queries:>7}  "
                 f"{_estimate(row.recall):<24}  {_estimate(row.new_facts):<29}  "
                 f"-{row.missed_by_feedback}/x{row.wrong_by_feedback:<5} "
                 + ("DRIFT" if row.drift else "ok")

@@ -11,8 +11,9 @@ facts the KG lacked). Feedback (``missed`` / ``wrong`` entity ids for a query id
 answers the set did not hold; it is stored, never written into the KG.
 
 The guarantee is on expected recall per query, so the monitor reports, per (KG, topology,
-recall target), the mean per-query recall with a Student-t interval, and flags ``drift`` when
-the target lies above it. Beside it: the answers pooled over queries (covered / known) with
+recall target) — over all its queries, and per set of relations asked about, where a shift
+concentrated on one relation shows — the mean per-query recall with a Student-t interval,
+and flags ``drift`` when the target lies above it. Beside it: the answers pooled over queries (covered / known) with
 an exact binomial (Clopper–Pearson) interval, and the new answers alone. Recall is measured
 against the truth known so far, which grows with each ingestion. ``hashed`` logging keeps only
 a digest of each query (not its answers): feedback is counted, recall cannot be.
@@ -41,6 +42,8 @@ from kgrecall.tools import QueryNode, parse_query, topology
 LogMode = Literal["off", "hashed", "full"]
 LOG_MODES: tuple[LogMode, ...] = ("off", "hashed", "full")
 QUERY_LOG_FILE = "querylog.sqlite"
+#: The monitor row of every query of a topology, whatever relations it asks about.
+ALL_RELATIONS = "*"
 #: Most answer ids stored per logged query; a larger set is logged without its answers
 #: (and said so in the monitor), never cut.
 MAX_LOGGED_ANSWERS = 20_000
@@ -74,10 +77,13 @@ class Estimate(BaseModel):
 
 
 class MonitorRow(BaseModel):
-    """Recall users got for one (KG, topology, target) against the truth known now."""
+    """Recall users got for one (KG, topology, target) — all its queries, or those asking
+    about one set of relations — against the truth known now."""
 
     kg: str
     topology: str
+    #: the relations the queries ask about, comma-separated ("*": every query)
+    relations: str
     target: float
     queries: int
     #: mean per-query recall (what the guarantee is about), Student-t interval
@@ -132,6 +138,15 @@ def binomial_estimate(successes: int, trials: int, confidence: float) -> Estimat
         return None
     interval = clopper_pearson(successes, trials, confidence)
     return Estimate(value=successes / trials, interval=interval, n=trials)
+
+
+def _relations(tree: dict[str, Any]) -> set[str]:
+    """The relations a logged query tree projects along."""
+    found = {tree["relation"]} if "relation" in tree else set()
+    for child in [tree.get("input"), *tree.get("inputs", [])]:
+        if isinstance(child, dict):
+            found |= _relations(child)
+    return found
 
 
 def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
@@ -244,7 +259,7 @@ class QueryLog:
         where, args = ("WHERE kg = ?", (kg,)) if kg else ("", ())
         with self._connect() as db:
             queries = db.execute(
-                "SELECT id, kg, topology, target, tree IS NOT NULL, retrieved, returned "
+                "SELECT id, kg, topology, target, tree IS NOT NULL, retrieved, returned, tree "
                 f"FROM queries {where}",
                 args,
             ).fetchall()
@@ -259,17 +274,20 @@ class QueryLog:
         for query_id, missed_ids, wrong_ids in feedback:
             missed.setdefault(query_id, set()).update(json.loads(missed_ids))
             wrong[query_id] = wrong.get(query_id, 0) + len(json.loads(wrong_ids))
-        groups: dict[tuple[str, str, float], list[tuple[Any, ...]]] = {}
+        groups: dict[tuple[str, str, str, float], list[tuple[Any, ...]]] = {}
         owners: dict[str, tuple[str, float]] = {}
         for query in queries:
             if query[3] is not None:  # fast level: nothing was promised
-                groups.setdefault((query[1], query[2], query[3]), []).append(query)
+                groups.setdefault((query[1], query[2], ALL_RELATIONS, query[3]), []).append(query)
+                if query[7] is not None:  # and by the relations it asks about
+                    relations = ",".join(sorted(_relations(json.loads(query[7]))))
+                    groups.setdefault((query[1], query[2], relations, query[3]), []).append(query)
                 owners[query[0]] = (query[1], query[3])
         rows = []
-        for (kg_name, topology_name, target), members in sorted(groups.items()):
+        for (kg_name, topology_name, relations, target), members in sorted(groups.items()):
             recalls: list[float] = []
             known = covered = new = new_covered = unstored = 0
-            for query_id, _, _, _, full, retrieved, returned in members:
+            for query_id, _, _, _, full, retrieved, returned, _ in members:
                 if returned is None:
                     unstored += bool(full)
                     continue
@@ -291,7 +309,8 @@ class QueryLog:
             recall = mean_estimate(recalls, confidence)
             rows.append(
                 MonitorRow(
-                    kg=kg_name, topology=topology_name, target=target, queries=len(members),
+                    kg=kg_name, topology=topology_name, relations=relations, target=target,
+                    queries=len(members),
                     recall=recall, pooled=binomial_estimate(covered, known, confidence),
                     new_facts=binomial_estimate(new_covered, new, confidence),
                     missed_by_feedback=sum(len(missed.get(m[0], ())) for m in members),

@@ -10,7 +10,13 @@ from fastapi.testclient import TestClient
 from scipy.stats import binomtest
 
 from kgrecall.agents import QueryService
-from kgrecall.agents.monitor import clopper_pearson, plot_versions
+from kgrecall.agents.monitor import (
+    ALL_RELATIONS,
+    MonitorReport,
+    MonitorRow,
+    clopper_pearson,
+    plot_versions,
+)
 from kgrecall.kg import Edge, KGError, Workspace
 from kgrecall.service import create_app
 from tests.agents.test_ingestion import CHEAP, batch_of, nations_withheld
@@ -24,6 +30,12 @@ def test_clopper_pearson_matches_scipys_exact_interval(successes: int, trials: i
     assert high == pytest.approx(expected.high, abs=1e-9)
     with pytest.raises(KGError):
         clopper_pearson(0, 0, 0.95)
+
+
+def overall(report: MonitorReport) -> MonitorRow:
+    """The report's one row over every query (its other rows are per relation)."""
+    (row,) = [r for r in report.rows if r.relations == ALL_RELATIONS]
+    return row
 
 
 @pytest.fixture
@@ -63,13 +75,19 @@ def test_new_facts_are_checked_against_the_sets_served_before(
         new_covered += len(grown & answers)
         recalls.append(len(truth & answers) / len(truth))
     assert new > 0
-    (row,) = service.monitor("nations").rows
+    row = overall(service.monitor("nations"))
     assert (row.topology, row.target, row.queries) == ("1p", pytest.approx(0.8), len(asked))
     assert row.recall is not None and row.new_facts is not None
     assert row.recall.value == pytest.approx(sum(recalls) / len(recalls))
     assert row.recall.n == len(asked)
     assert (row.new_facts.n, row.new_facts.value) == (new, pytest.approx(new_covered / new))
     assert row.new_facts.interval == pytest.approx(clopper_pearson(new_covered, new, 0.95))
+    # per relation asked about: the same recalls, grouped
+    by_relation = [r for r in service.monitor("nations").rows if r.relations != ALL_RELATIONS]
+    assert sorted(r.relations for r in by_relation) == sorted({rel for _, rel in asked})
+    assert sum(r.queries for r in by_relation) == len(asked)
+    weighted = sum(r.recall.value * r.recall.n for r in by_relation if r.recall)
+    assert weighted / len(asked) == pytest.approx(row.recall.value)
     (version,) = service.monitor("nations").versions
     assert version.kg_version == new_store.version
     assert version.recall.value == pytest.approx(row.recall.value)
@@ -90,7 +108,7 @@ def test_feedback_is_stored_and_counted(
     # facts the KG lacks (the feedback loop is how users report them), so unknown ids too
     missed = [f"NEW:{number}" for number in range(6)]
     service.feedback(query_id, missed=missed, wrong=[reply.answers[0].id])
-    (row,) = service.monitor("nations").rows
+    row = overall(service.monitor("nations"))
     assert row.missed_by_feedback == len(missed) and row.wrong_by_feedback == 1
     assert row.new_facts is not None and row.recall is not None
     assert (row.new_facts.n, row.new_facts.value) == (len(missed), 0.0)
@@ -155,7 +173,7 @@ def test_drift_is_flagged_when_the_target_lies_above_the_interval(
         if number % 2 == 0:  # half the users report many answers the set missed
             missed = [f"NEW:{number}:{i}" for i in range(4 * reply.completeness.retrieved_answers)]
             service.feedback(reply.completeness.query_id, missed=missed, wrong=[])
-    (row,) = service.monitor("nations").rows
+    row = overall(service.monitor("nations"))
     assert row.recall is not None and row.recall.n == len(heads)
     assert row.recall.value == pytest.approx(0.5 * 1.0 + 0.5 * 0.2)
     assert row.drift and row.recall.interval[1] < 0.8
