@@ -13,8 +13,9 @@ answers the set did not hold; it is stored, never written into the KG.
 The guarantee is on expected recall per query, so the monitor reports, per (KG, topology,
 recall target) — over all its queries, and per set of relations asked about, where a shift
 concentrated on one relation shows — the mean per-query recall with a Student-t interval,
-and flags ``drift`` when the target lies above it. Beside it: the answers pooled over queries (covered / known) with
-an exact binomial (Clopper–Pearson) interval, and the new answers alone. Recall is measured
+and flags ``drift`` when the target lies above it. Beside it: the answers pooled over
+queries (covered / known) with an exact binomial (Clopper–Pearson) interval, and the new
+answers alone. Recall is measured
 against the truth known so far, which grows with each ingestion. ``hashed`` logging keeps only
 a digest of each query (not its answers): feedback is counted, recall cannot be.
 """
