@@ -43,6 +43,8 @@ class AgentState(TypedDict, total=False):
     ground: bool
     plan: QueryPlan
     answer: AnswerPage
+    #: For a yes/no question: whether the whole answer set holds the plan's candidate.
+    candidate_found: bool | None
     report: str
     synthesis: str
     #: Passages of the report an LLM wrote (summary, rationales): grounded as text.
@@ -98,7 +100,9 @@ class TwoPhaseAgent:
             recall_target=state.get("recall_target"),
         )
         page = answer.page(state.get("max_results", 50))
-        return {"answer": page, "timings": {"execute_ms": _ms(started)}}
+        candidate = state["plan"].candidate
+        found = None if candidate is None else candidate.id in answer.gate.ids
+        return {"answer": page, "candidate_found": found, "timings": {"execute_ms": _ms(started)}}
 
     def _synthesize(self, state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
@@ -131,6 +135,7 @@ class TwoPhaseAgent:
             total=answer.total,
             summary=summary,
             rationales=rationales,
+            candidate_found=state.get("candidate_found"),
         )
         prose = [summary or "", *(rationales or {}).values()]
         return {

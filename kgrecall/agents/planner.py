@@ -155,6 +155,10 @@ _NAME_WRAPPERS = (
     re.compile(r"^the\s+", re.IGNORECASE),
     re.compile(r"\s*\([^()]*\)$"),
 )
+#: A yes/no question: an auxiliary verb, then a clause "X <relation phrase> Y".
+_YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|was|were)\s+(?P<clause>.+)$", re.IGNORECASE)
+#: Words between a yes/no question's subject and its relation phrase ("X a feature of Y").
+_ARTICLE_AFTER = re.compile(r"\s+(?:a|an|the|one\s+of\s+the)\s*$", re.IGNORECASE)
 _BOTH_AFTER = re.compile(r"\s+both\s*$", re.IGNORECASE)
 _AUXILIARY_SUBJECT = re.compile(r"^\s*(?:does|do|did|is|are|can)\s+(.+?)\s*$", re.IGNORECASE)
 _BOTH = re.compile(r"^\s*both\s+", re.IGNORECASE)
@@ -205,6 +209,9 @@ class QueryPlan(BaseModel):
     relations: list[RelationLink]
     planner: Literal["offline", "llm"] = "offline"
     notes: list[str] = Field(default_factory=list)
+    #: A yes/no question's entity ("Is LRRK2 associated with PD8?": LRRK2): the answer is
+    #: yes when the query's answers hold it.
+    candidate: AnchorLink | None = None
 
     @property
     def ambiguous(self) -> bool:
@@ -286,6 +293,14 @@ class OfflinePlanner:
             if read is not None:
                 tree, asked = read
                 return QueryPlan.of(question, tree, asked, reading.anchors, reading.relations)
+        asked_about = reading._yes_no(text)
+        if asked_about is not None:
+            tree, candidate = asked_about
+            return QueryPlan.of(
+                question, tree, candidate.type, reading.anchors, reading.relations,
+                candidate=candidate,
+                notes=[f"a yes/no question: yes when {candidate.name} is among the answers"],
+            )  # fmt: skip
         opening = self._relation_at_start(body)
         if answer_type is not None and opening is not None:
             rest = body  # "phenotypes of …": the type word is part of the relation phrase
@@ -339,6 +354,32 @@ class OfflinePlanner:
         except PlanningError:
             return None  # no single relation: the grammar below reads it, or says why not
         return self._anchor_expression(relation, anchors, answer_type), answer_type
+
+    def _yes_no(self, text: str) -> tuple[QueryNode, AnchorLink] | None:
+        """ "Is LRRK2 associated with PD8?", "Does HD present with chorea?": the entity before
+        the relation phrase is the candidate answer, the rest the query's anchors."""
+        match = _YES_NO.match(text)
+        if match is None:
+            return None
+        clause = match.group("clause")
+        for pattern, name, hint in RELATION_PHRASES:
+            for found in pattern.finditer(clause):
+                subject = _ARTICLE_AFTER.sub("", clause[: found.start()]).strip()
+                rest = clause[found.end() :].strip()
+                if not subject or not rest:
+                    continue
+                accepted = {side for pair in self.signatures.get(name, set()) for side in pair}
+                linked = self.linker.link(_core_name(subject), k=1, node_types=accepted or None)
+                if not linked:
+                    continue
+                node = linked[0]
+                candidate = AnchorLink(
+                    mention=subject, id=node.id, name=node.name, type=node.type,
+                    score=round(node.score, 4), ambiguous=False, alternatives=[],
+                )  # fmt: skip
+                relation = _Relation(name, hint, found.group(0), "lexicon", 1.0)
+                return self._anchor_expression(relation, rest, node.type), candidate
+        return None
 
     def _subject_question(
         self,

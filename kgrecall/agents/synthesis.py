@@ -57,13 +57,25 @@ def template_report(
     total: int | None = None,
     summary: str | None = None,
     rationales: dict[str, str] | None = None,
+    candidate_found: bool | None = None,
 ) -> str:
     """The markdown report (see the module docstring); ``candidates`` are the best answers,
-    ``total`` how many the operating point returned (default: ``len(candidates)``)."""
+    ``total`` how many the operating point returned (default: ``len(candidates)``);
+    ``candidate_found``: for a yes/no question, whether the answer set holds its entity."""
     shown = list(candidates[:max_results])
     found = len(candidates) if total is None else total
     kind = (plan.answer_type or "entity").replace("_", " ")
     lines = [f"## {plan.question.strip()}", ""]
+    if plan.candidate is not None and candidate_found is not None:
+        name = f"{plan.candidate.name} ({plan.candidate.id})"
+        lines += [
+            f"**Yes**: {name} is among the answers."
+            if candidate_found
+            else f"**Not found**: {name} is not among the {found} answers at level "
+            f"{completeness.level} (the KG may lack the link; a higher completeness level "
+            "adds predicted ones).",
+            "",
+        ]
     if summary:
         lines += [summary.strip(), ""]
     lines.append(

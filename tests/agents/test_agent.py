@@ -47,6 +47,18 @@ def test_ask_end_to_end_offline(service: QueryService) -> None:
     assert set(response.timings) >= {"plan_ms", "execute_ms", "synthesize_ms", "ground_ms"}
 
 
+def test_yes_no_questions_answer_yes_or_not_found(service: QueryService) -> None:
+    """The entity before the relation phrase is the candidate; the verdict reads the whole
+    answer set, not only the answers shown."""
+    yes = service.ask("Is SNCA associated with Parkinson disease 4?", max_results=1, ground=False)
+    assert yes.plan.candidate is not None and yes.plan.candidate.id == "NCBIGene:6622"
+    assert "**Yes**: SNCA (NCBIGene:6622) is among the answers." in yes.answer
+    no = service.ask("Is LRRK2 associated with Parkinson disease 4?", ground=False)
+    assert no.plan.candidate is not None and no.plan.candidate.name == "LRRK2"
+    assert "LRRK2" not in {a.name for a in no.answers}
+    assert "**Not found**: LRRK2 (NCBIGene:120892) is not among the" in no.answer
+
+
 def test_thorough_without_calibration_says_so(service: QueryService) -> None:
     response = service.ask(QUESTION, level="thorough", ground=False)
     assert response.grounding is None

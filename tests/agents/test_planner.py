@@ -135,6 +135,12 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("subclass_of", entity(PD4)),
             "lexicon",
         ),
+        # yes/no: the entity before the relation phrase is the candidate answer
+        (
+            "Does Parkinson disease 4 present with parkinsonism?",
+            project("has_phenotype", entity("HP:0001300"), inverse=True),
+            "lexicon",
+        ),
         (
             "Which receptors does the SEMA3A gene product bind?",
             project("interacts_with", entity("uniprot:Q14563")),
