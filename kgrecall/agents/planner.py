@@ -484,6 +484,10 @@ class OfflinePlanner:
                 # "… symptoms of X": the type word opens the next relation phrase
                 inner = self._chain(rest, inner_type)
                 return self._project_node(relation, inner, inner_type, answer_type)
+        elif self._relation_at_start(_CONNECTOR.sub("", rest, count=1)):
+            # "phenotypes of the subtypes of X": the next relation phrase without a type word
+            inner = self._chain(rest, None)
+            return self._project_node(relation, inner, self._type_of(inner), answer_type)
         return self._anchor_expression(relation, rest, answer_type)
 
     def _anchor_expression(

@@ -135,6 +135,14 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("subclass_of", entity(PD4)),
             "lexicon",
         ),
+        # a relation phrase right after another, without a type word between them
+        (
+            "Which genes are associated with the subtypes of Parkinson disease 4?",
+            project(
+                "associated_with", project("subclass_of", entity(PD4), inverse=True), inverse=True
+            ),
+            "lexicon",
+        ),
         # yes/no: the entity before the relation phrase is the candidate answer
         (
             "Does Parkinson disease 4 present with parkinsonism?",
