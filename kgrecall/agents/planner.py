@@ -155,6 +155,11 @@ _NAME_WRAPPERS = (
     re.compile(r"^the\s+", re.IGNORECASE),
     re.compile(r"\s*\([^()]*\)$"),
 )
+#: "… of X's phenotypes" at the end of a question: a possessive object.
+_POSSESSIVE_OBJECT = re.compile(
+    r"(?P<joint>\b(?:of|in|for|to|with|by))\s+(?P<anchor>[^,;]+?)['’]s\s+(?P<type>\w+)$",
+    re.IGNORECASE,
+)
 #: A yes/no question: an auxiliary verb, then a clause "X <relation phrase> Y".
 _YES_NO = re.compile(r"^\s*(?:is|are|does|do|did|can|was|were)\s+(?P<clause>.+)$", re.IGNORECASE)
 #: Words between a yes/no question's subject and its relation phrase ("X a feature of Y").
@@ -286,6 +291,9 @@ class OfflinePlanner:
         reading = copy.copy(self)  # per question: the planner is shared between threads
         reading.anchors, reading.relations = [], []
         body = _LEAD.sub("", _anchor_first(_unhyphenated(text)), count=1)
+        possessive = _possessive_object(body)
+        if possessive is not None and self._relation_at_start(possessive[1]):
+            body = possessive[0]  # "<type> of X" is a relation phrase: a chain reads it
         reading.answer_hint = next((h for p, h in TYPE_HINTS if p.match(body)), None)
         answer_type, rest = self._leading_type(body)
         for reader in (reading._possessive, reading._shared):
@@ -760,6 +768,17 @@ class OfflinePlanner:
                 for o in (close or others)[:4]
             ],
         )
+
+
+def _possessive_object(text: str) -> tuple[str, str] | None:
+    """ "parent terms of Huntington disease's phenotypes" → ("parent terms of phenotypes of
+    Huntington disease", "phenotypes of Huntington disease"): a possessive after a relation
+    phrase as the "<type> of X" phrase the chain grammar reads, and that phrase."""
+    match = _POSSESSIVE_OBJECT.search(text)
+    if match is None or not any(p.fullmatch(match.group("type")) for p, _ in TYPE_WORDS):
+        return None
+    tail = f"{match.group('type')} of {match.group('anchor')}"
+    return f"{text[: match.start()]}{match.group('joint')} {tail}", tail
 
 
 def _core_name(mention: str) -> str:

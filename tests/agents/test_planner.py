@@ -143,6 +143,12 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             ),
             "lexicon",
         ),
+        # a possessive object after a relation phrase: "<type> of X" when that is a phrase
+        (
+            "What are the parent terms of Parkinson disease 4's phenotypes?",
+            project("subclass_of", project("has_phenotype", entity(PD4))),
+            "lexicon",
+        ),
         # yes/no: the entity before the relation phrase is the candidate answer
         (
             "Does Parkinson disease 4 present with parkinsonism?",
