@@ -86,6 +86,8 @@ MAX_RESULTS_CAP = 1000
 MAX_EVIDENCE_TRIPLES = 5000
 #: KGs kept loaded at once by default (each holds its graph, indexes and model in memory).
 DEFAULT_MAX_LOADED_KGS = 4
+#: Most entities one search returns.
+MAX_SEARCH_HITS = 50
 #: Earlier KG versions searched for a calibration that can stand in while one is stale.
 MAX_STALE_VERSIONS = 20
 
@@ -175,6 +177,56 @@ class AskResponse(BaseModel):
     timings: dict[str, float]
 
 
+class EntityHit(BaseModel):
+    """An entity found for a search text."""
+
+    id: str
+    name: str
+    type: str
+    synonyms: list[str]
+    score: float
+    #: how it matched: id, name, synonym … or fuzzy (see :class:`kgrecall.tools.EntityIndex`)
+    match: str
+
+
+class SearchResponse(BaseModel):
+    """``kg_search``: entities for a text, best first."""
+
+    text: str
+    #: False when nothing reached the linker's minimum score: ``hits`` are then only the
+    #: closest entities, not links
+    linked: bool
+    hits: list[EntityHit]
+
+
+class RelationSignatureCount(BaseModel):
+    head_type: str
+    tail_type: str
+    edges: int
+
+
+class RelationInfo(BaseModel):
+    """One relation of a KG, as an outer LLM needs it to write a QueryTree."""
+
+    name: str
+    meaning: str
+    #: whether head → tail reads differently from tail → head ("inhibits")
+    directed: bool
+    signatures: list[RelationSignatureCount]
+    wordings: list[str]
+    #: a QueryTree projecting along the relation from a real head (``inverse`` for tails)
+    example: dict[str, object]
+
+
+class SchemaResponse(BaseModel):
+    """``kg_schema``: node types and relations of a KG version."""
+
+    kg: str
+    version: str
+    node_types: dict[str, int]
+    relations: list[RelationInfo]
+
+
 class Recalibration(BaseModel):
     """A recalibration an ingestion policy asks for."""
 
@@ -244,6 +296,7 @@ class QueryService:
         self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgrecall-load")
         self._agents: dict[str, TwoPhaseAgent] = {}
         self._listing: dict[str, tuple[float, dict[str, object]]] = {}
+        self._schemas: dict[str, SchemaResponse] = {}
         self._guard = threading.Lock()
 
     # -- loading ---------------------------------------------------------------------------
@@ -555,6 +608,81 @@ class QueryService:
             completeness=answer.completeness,
             timings={"execute_ms": round((time.perf_counter() - started) * 1000, 3)},
         )
+
+    def search(
+        self, text: str, *, kg: str = "demo", k: int = 10, node_types: Sequence[str] | None = None
+    ) -> SearchResponse:
+        """Entities for ``text`` (names, synonyms, abbreviations, ids; then fuzzy), best first,
+        from the KG's entity index; ``linked`` says whether any reached the minimum score."""
+        if not 1 <= k <= MAX_SEARCH_HITS:
+            raise KGError(f"k must be between 1 and {MAX_SEARCH_HITS}, got {k}")
+        if not text.strip():
+            raise KGError("the search text is empty")
+        resources = self.resources(kg)
+        index = resources.planner.linker
+        types = list(node_types) if node_types else None
+        found = index.link(text, k=k, node_types=types)
+        linked = bool(found)
+        if not found:
+            found = index.fuzzy(text, k=k, node_types=types)
+        store = resources.store
+        return SearchResponse(
+            text=text,
+            linked=linked,
+            hits=[
+                EntityHit(
+                    id=hit.id, name=hit.name, type=hit.type,
+                    synonyms=list(store.get_node(hit.id).synonyms[:10]),
+                    score=round(hit.score, 4), match=hit.match,
+                )
+                for hit in found
+            ],
+        )  # fmt: skip
+
+    def schema(self, *, kg: str = "demo") -> SchemaResponse:
+        """The KG's node types and relations: meaning, type signatures with edge counts,
+        wordings and an example QueryTree each (what an outer LLM needs to plan)."""
+        from kgrecall.kg.relations import RELATIONS
+
+        store = self.resources(kg).store
+        cached = self._schemas.get(kg)
+        if cached is not None and cached.version == store.version:
+            return cached
+        types = {node.id: node.type for node in store.nodes()}
+        pairs: dict[str, dict[tuple[str, str], int]] = {}
+        first: dict[str, str] = {}
+        for edge in store.edges():
+            key = (types[edge.head], types[edge.tail])
+            counts = pairs.setdefault(edge.relation, {})
+            counts[key] = counts.get(key, 0) + 1
+            first[edge.relation] = min(first.get(edge.relation, edge.head), edge.head)
+        relations = []
+        for name in sorted(pairs):
+            known = RELATIONS.get(name)
+            relations.append(
+                RelationInfo(
+                    name=name,
+                    meaning=known.meaning if known else store.schema.relations.get(name, ""),
+                    directed=bool(known and known.directed_claims),
+                    signatures=[
+                        RelationSignatureCount(head_type=h, tail_type=t, edges=n)
+                        for (h, t), n in sorted(pairs[name].items())
+                    ],
+                    wordings=list(known.examples) if known else [],
+                    example={
+                        "op": "project", "relation": name, "inverse": False,
+                        "input": {"op": "entity", "id": first[name]},
+                    },
+                )
+            )  # fmt: skip
+        node_types: dict[str, int] = {}
+        for node_type in types.values():
+            node_types[node_type] = node_types.get(node_type, 0) + 1
+        schema = self._schemas[kg] = SchemaResponse(
+            kg=kg, version=store.version, node_types=dict(sorted(node_types.items())),
+            relations=relations,
+        )  # fmt: skip
+        return schema
 
     def ground(self, report: str, *, kg: str = "demo") -> GroundingResult:
         """Label every claim of ``report`` against the KG."""

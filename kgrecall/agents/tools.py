@@ -1,8 +1,11 @@
-"""``kg_ask``, ``kg_query`` and ``kg_ground`` as LangChain tools for outer agents.
+"""``kg_ask``, ``kg_query``, ``kg_ground``, ``kg_search`` and ``kg_schema`` as LangChain tools
+for outer agents.
 
 Each has a pydantic ``args_schema`` and ``response_format="content_and_artifact"``: the
 calling LLM reads a short text (answers, completeness, grounding counts), code gets the full
-pydantic response as the artifact. All three go through one :class:`QueryService`.
+pydantic response as the artifact. All go through one :class:`QueryService`. An outer LLM
+that plans itself calls ``kg_schema`` (relations, the node types they join, example trees)
+and ``kg_search`` (text → entity ids), then ``kg_query`` with its own QueryTree.
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ from pydantic import BaseModel, Field
 
 from kgrecall.agents.service import (
     MAX_RESULTS_CAP,
+    MAX_SEARCH_HITS,
     AskResponse,
     QueryResponse,
     QueryService,
+    SchemaResponse,
+    SearchResponse,
 )
 from kgrecall.calibration import Completeness
 from kgrecall.grounding import GroundingResult
@@ -56,6 +62,28 @@ class GroundArgs(BaseModel):
     report: str = Field(min_length=1, description="A report whose claims are to be checked.")
 
 
+class SearchArgs(BaseModel):
+    """Arguments of ``kg_search``."""
+
+    text: str = Field(min_length=1, max_length=500, description="A name, alias or id.")
+    k: int = Field(10, ge=1, le=MAX_SEARCH_HITS, description="How many entities.")
+    node_types: list[str] | None = Field(None, description="Only these types (kg_schema).")
+
+
+class SchemaArgs(BaseModel):
+    """``kg_schema`` takes no arguments."""
+
+
+#: What ``kg_query`` needs from a model that writes its own trees.
+QUERY_TREE_HELP = (
+    'A QueryTree is JSON: an entity {"op": "entity", "id": ID} (ids from kg_search); '
+    'a projection {"op": "project", "relation": R, "inverse": false, "input": '
+    'TREE} follows R from the input\'s entities (head → tail; "inverse": true goes tail → '
+    'head; relations and the node types they join from kg_schema); {"op": "intersect" | '
+    '"union", "inputs": [TREE, TREE, ...]} combines branches.'
+)
+
+
 def completeness_line(completeness: Completeness) -> str:
     """The completeness block in one line."""
     estimated, confidence = completeness.estimated_recall, completeness.estimated_recall_confidence
@@ -72,7 +100,7 @@ def completeness_line(completeness: Completeness) -> str:
 
 
 def make_agent_tools(service: QueryService, *, kg: str = "demo") -> list[BaseTool]:
-    """The three tools over ``service`` for KG ``kg``."""
+    """The five tools over ``service`` for KG ``kg``."""
 
     def kg_ask(
         question: str,
@@ -103,6 +131,27 @@ def make_agent_tools(service: QueryService, *, kg: str = "demo") -> list[BaseToo
         result = service.ground(report, kg=kg)
         return result.to_markdown(), result
 
+    def kg_search(
+        text: str, k: int = 10, node_types: list[str] | None = None
+    ) -> tuple[str, SearchResponse]:
+        found = service.search(text, kg=kg, k=k, node_types=node_types)
+        lines = [
+            f"{hit.id}\t{hit.type}\t{hit.name}\t{hit.score:.2f} ({hit.match})" for hit in found.hits
+        ]
+        head = "entities" if found.linked else "nothing linked; closest entities"
+        return f"{head} for {text!r}:\n" + "\n".join(lines), found
+
+    def kg_schema() -> tuple[str, SchemaResponse]:
+        schema = service.schema(kg=kg)
+        lines = [f"KG {schema.kg} version {schema.version[:12]}; node types: "
+                 + ", ".join(f"{t} ({n})" for t, n in schema.node_types.items())]  # fmt: skip
+        for relation in schema.relations:
+            joins = ", ".join(
+                f"{s.head_type}→{s.tail_type} ({s.edges})" for s in relation.signatures
+            )
+            lines.append(f"{relation.name}: {relation.meaning}; {joins}")
+        return "\n".join(lines) + "\n" + QUERY_TREE_HELP, schema
+
     return [
         StructuredTool.from_function(
             kg_ask,
@@ -116,7 +165,7 @@ def make_agent_tools(service: QueryService, *, kg: str = "demo") -> list[BaseToo
             kg_query,
             name="kg_query",
             description="Answer a structured query tree at a recall target (calibrated: the "
-            "answer says how complete it is guaranteed to be).",
+            "answer says how complete it is guaranteed to be). " + QUERY_TREE_HELP,
             args_schema=QueryArgs,
             response_format="content_and_artifact",
         ),
@@ -126,6 +175,22 @@ def make_agent_tools(service: QueryService, *, kg: str = "demo") -> list[BaseToo
             description="Label every claim of a report grounded / inferred / ungrounded / "
             "trivial against the knowledge graph, with evidence chains.",
             args_schema=GroundArgs,
+            response_format="content_and_artifact",
+        ),
+        StructuredTool.from_function(
+            kg_search,
+            name="kg_search",
+            description="Find entities of the knowledge graph by name, alias, abbreviation or "
+            "id: ids, types, names, scores (for writing kg_query trees).",
+            args_schema=SearchArgs,
+            response_format="content_and_artifact",
+        ),
+        StructuredTool.from_function(
+            kg_schema,
+            name="kg_schema",
+            description="The knowledge graph's node types and relations: meaning, the node "
+            "types each relation joins with edge counts, wordings and an example query tree.",
+            args_schema=SchemaArgs,
             response_format="content_and_artifact",
         ),
     ]

@@ -10,6 +10,8 @@
                                            recalibrated by the KG's policy (admin key)
     GET  /v1/platform/monitor              recall of new facts on logged queries (admin key)
     POST /v1/feedback                      "you missed X / Y is wrong" for a served query id
+    GET  /v1/search, GET /v1/schema       entities by text; relations and node types (for
+                                           callers that write their own query trees)
     GET  /v1/health, GET /v1/databases
 
 Security and reliability: platform routes need ``X-API-Key`` equal to ``KGRECALL_ADMIN_KEY``
@@ -40,7 +42,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -50,7 +52,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import kgrecall
 from kgrecall.agents import MAX_RESULTS_CAP, AskResponse, PlanningError, QueryResponse, QueryService
 from kgrecall.agents.monitor import MonitorReport
-from kgrecall.agents.service import Recalibration
+from kgrecall.agents.service import (
+    MAX_SEARCH_HITS,
+    Recalibration,
+    SchemaResponse,
+    SearchResponse,
+)
 from kgrecall.calibration import Method
 from kgrecall.grounding import DEFAULT_MAX_CHARS, GroundingResult
 from kgrecall.kg import KGError, KGSchema, UnknownEntityError, normalize_curie
@@ -583,6 +590,21 @@ def create_app(
         # no request deadline: a half-done ingestion must not be cut off (its writes are
         # atomic either way); the body limit bounds its size
         return await run_in_threadpool(work)
+
+    @app.get("/v1/search")
+    async def search(
+        text: Annotated[str, Query(min_length=1, max_length=500)],
+        database: Annotated[str, Query(max_length=200)] = "demo",
+        k: Annotated[int, Query(ge=1, le=MAX_SEARCH_HITS)] = 10,
+        node_types: Annotated[list[str] | None, Query()] = None,
+    ) -> SearchResponse:
+        await ready(database)
+        return await bounded(partial(core.search, text, kg=database, k=k, node_types=node_types))
+
+    @app.get("/v1/schema")
+    async def schema(database: Annotated[str, Query(max_length=200)] = "demo") -> SchemaResponse:
+        await ready(database)
+        return await bounded(partial(core.schema, kg=database))
 
     @app.post("/v1/feedback", status_code=201)
     async def feedback(body: FeedbackRequest) -> dict[str, str]:

@@ -126,6 +126,21 @@ def create_mcp_server(
         )
 
     @server.tool()
+    async def kg_search(
+        text: str, k: int = 10, node_types: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Find entities by name, alias, abbreviation or id: ids, types, names, scores
+        (``linked`` false: nothing reached the minimum score, the hits are the closest)."""
+        check_length("search text", text, max_question_chars)
+        return await bounded(partial(core.search, text, kg=kg, k=k, node_types=node_types))
+
+    @server.tool()
+    async def kg_schema() -> dict[str, Any]:
+        """The node types and relations: meaning, the node types each relation joins with
+        edge counts, wordings and an example query tree for kg_query."""
+        return await bounded(partial(core.schema, kg=kg))
+
+    @server.tool()
     async def kg_ground(report: str) -> dict[str, Any]:
         """Label every claim of a report grounded / inferred / ungrounded / trivial against the
         knowledge graph, with evidence chains."""

@@ -106,7 +106,7 @@ def test_bad_requests_are_clear_errors(service: QueryService, demo_home: Path) -
 
 def test_langchain_tools(service: QueryService) -> None:
     tools = {tool.name: tool for tool in make_agent_tools(service)}
-    assert set(tools) == {"kg_ask", "kg_query", "kg_ground"}
+    assert set(tools) == {"kg_ask", "kg_query", "kg_ground", "kg_search", "kg_schema"}
     call = {"name": "kg_query", "type": "tool_call", "id": "1"}
     message = tools["kg_query"].invoke(
         {
@@ -136,6 +136,36 @@ def test_langchain_tools(service: QueryService) -> None:
     assert "✅" in grounded.content
     schema = tools["kg_query"].args_schema.model_json_schema()  # type: ignore[union-attr]
     assert "recall_target" in schema["properties"]
+
+
+def test_an_outer_llm_can_plan_with_search_and_schema(service: QueryService) -> None:
+    """kg_schema's relations and example trees, kg_search's ids: enough to write a tree."""
+    tools = {tool.name: tool for tool in make_agent_tools(service)}
+    call = {"type": "tool_call", "id": "1", "args": {}}
+    described = tools["kg_schema"].invoke({**call, "name": "kg_schema"})
+    relations = {r.name: r for r in described.artifact.relations}
+    assert "has_phenotype: shows a phenotype; disease→phenotype" in described.content
+    assert '"inverse": true' in described.content  # the tree grammar is described
+    store = service.resources("demo").store
+    for relation in relations.values():  # every example tree runs and answers
+        assert service.query(relation.example, max_results=1).total > 0
+        counted = sum(s.edges for s in relation.signatures)
+        assert counted == sum(1 for e in store.edges() if e.relation == relation.name)
+    found = tools["kg_search"].invoke(
+        {**call, "name": "kg_search", "args": {"text": "parkin", "node_types": ["gene"]}}
+    )
+    assert found.artifact.linked and found.artifact.hits[0].name == "PRKN"
+    assert all(hit.type == "gene" for hit in found.artifact.hits)
+    unknown = service.search("zzqx unknown thing", k=3)
+    assert not unknown.linked and len(unknown.hits) <= 3
+    assert (
+        "nothing linked"
+        in tools["kg_search"]
+        .invoke({**call, "name": "kg_search", "args": {"text": "zzqx unknown thing"}})
+        .content
+    )
+    with pytest.raises(KGError, match="k must be between"):
+        service.search("SNCA", k=0)
 
 
 def test_ask_command(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -172,3 +172,16 @@ def test_calibration_job_runs_in_the_background(fresh_demo_home: Path) -> None:
         CalibrationKey(DEMO_NAME, kg.version, model, "1p", 0.2, "crc", "none")
     )
     assert not isinstance(found, str) and found.id == record["calibration_id"]
+
+
+def test_search_and_schema_routes(client: TestClient) -> None:
+    found = client.get("/v1/search", params={"text": "DJ-1", "k": 2}).json()
+    assert found["linked"] and found["hits"][0]["name"] == "PARK7"
+    typed = client.get("/v1/search", params=[("text", "SNCA"), ("node_types", "protein")]).json()
+    assert {hit["type"] for hit in typed["hits"]} == {"protein"}
+    assert client.get("/v1/search", params={"text": "SNCA", "k": 0}).status_code == 422
+    assert client.get("/v1/search", params={"text": "x", "database": "nope"}).status_code == 404
+    schema = client.get("/v1/schema").json()
+    assert schema["node_types"]["gene"] > 100
+    names = {r["name"] for r in schema["relations"]}
+    assert {"associated_with", "has_phenotype", "subclass_of", "interacts_with"} <= names

@@ -40,7 +40,11 @@ def test_chat_assistant_session(demo_home: Path, service: QueryService) -> None:
             bad = await client.call_tool(
                 "kg_ask", {"question": "Which genes encode Parkinson disease 4?"}
             )
+            searched = await client.call_tool("kg_search", {"text": "alpha-synuclein", "k": 3})
+            schema = await client.call_tool("kg_schema", {})
             return {
+                "searched": searched,
+                "relations": schema,
                 "tools": sorted(t.name for t in tools.tools),
                 "schema": next(t for t in tools.tools if t.name == "kg_query").input_schema,
                 "queried": queried,
@@ -50,7 +54,7 @@ def test_chat_assistant_session(demo_home: Path, service: QueryService) -> None:
             }
 
     seen = anyio.run(session)
-    assert seen["tools"] == ["kg_ask", "kg_ground", "kg_query"]
+    assert seen["tools"] == ["kg_ask", "kg_ground", "kg_query", "kg_schema", "kg_search"]
     assert "recall_target" in seen["schema"]["properties"]  # type: ignore[index]
 
     def payload(result: object) -> dict[str, object]:
@@ -65,6 +69,13 @@ def test_chat_assistant_session(demo_home: Path, service: QueryService) -> None:
     asked = payload(seen["asked"])
     assert asked["plan"]["topology"] == "1p" and "SNCA" in asked["answer"]  # type: ignore[index,operator]
     assert payload(seen["grounded"])["claims"][0]["label"] == "grounded"  # type: ignore[index]
+    searched = payload(seen["searched"])
+    assert searched["linked"] and searched["hits"][0]["name"] == "SNCA"  # type: ignore[index]
+    relations = {r["name"]: r for r in payload(seen["relations"])["relations"]}  # type: ignore[union-attr,index]
+    assert {"head_type": "gene", "tail_type": "disease"} in [
+        {k: s[k] for k in ("head_type", "tail_type")}
+        for s in relations["associated_with"]["signatures"]
+    ]
     bad = seen["bad"]
     assert getattr(bad, "is_error", False)
     assert "do not connect" in bad.content[0].text  # type: ignore[attr-defined]
