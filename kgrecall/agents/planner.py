@@ -220,7 +220,11 @@ class QueryPlan(BaseModel):
 
     @property
     def ambiguous(self) -> bool:
-        return any(anchor.ambiguous for anchor in self.anchors)
+        """Whether the reading needs the user's check: an anchor with close alternatives, or a
+        relation guessed from an unknown wording by embedding similarity."""
+        return any(anchor.ambiguous for anchor in self.anchors) or any(
+            relation.method == "embedding" for relation in self.relations
+        )
 
     @classmethod
     def of(

@@ -101,6 +101,12 @@ def template_report(
             others = ", ".join(f"{a['name']} ({a['id']})" for a in anchor.alternatives)
             text += f"; ambiguous — also possible: {others}"
         lines.append(text + ".")
+    for relation in plan.relations:
+        if relation.method == "embedding":
+            lines.append(
+                f"Guessed: no known wording matched “{relation.phrase}”; read as "
+                f"{relation.relation} (similarity {relation.score:.2f}) — check this reading."
+            )
     if len(shown) < found:
         lines.append(f"Showing the best {len(shown)} of {found} answers.")
     lines += ["", FINDINGS_HEADING]

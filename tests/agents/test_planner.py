@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kgrecall.agents import PlanningError, QueryService
+from kgrecall.agents.synthesis import template_report
 from kgrecall.tools import parse_query, topology
 
 PD4, PD11, SNCA, DYSTONIA = "OMIM:605543", "OMIM:607688", "NCBIGene:6622", "HP:0001332"
@@ -249,6 +250,12 @@ def test_unknown_wording_falls_back_to_relation_embeddings(service: QueryService
     (relation,) = plan.relations
     assert relation.method == "embedding" and relation.phrase == "tied to"
     assert plan.query == project("associated_with", entity(PD4), inverse=True)
+    assert plan.ambiguous  # a guess is flagged for the user's check, never silent
+    report = template_report(
+        plan, [], service.resources("demo").retriever.query(parse_query(plan.query)).completeness,
+        service.resources("demo").store, max_results=5,
+    )  # fmt: skip
+    assert "Guessed: no known wording matched “tied to”; read as associated_with" in report
 
 
 @pytest.mark.parametrize(
