@@ -99,7 +99,9 @@ def import_kg(
     allow_new_relations: Annotated[
         bool, typer.Option(help="TSV: declare relations outside kgrecall's vocabulary.")
     ] = False,
-    merge: Annotated[bool, typer.Option(help="Add to the existing KG of that name.")] = False,
+    merge: Annotated[
+        bool, typer.Option(help="Add to the existing KG of that name (a logged new version).")
+    ] = False,
     force: Annotated[bool, typer.Option(help="Replace the existing KG of that name.")] = False,
     home: HomeOption = None,
 ) -> None:
@@ -118,16 +120,14 @@ def import_kg(
         raise KGError(
             f"a KG named {name!r} exists; pass --merge to add to it or --force to replace it"
         )
-    if merge and workspace.exists(name):
-        store = workspace.load(name)
-        store.extend_schema(batch.schema)
-        store.add_nodes(batch.nodes)
-        store.add_edges(batch.edges)
-        if batch.source is not None:
-            store.metadata.sources.append(batch.source.as_dict())
+    if merge and workspace.exists(name):  # an ingestion: a logged new version
+        store, _ = workspace.ingest(
+            name, batch, source=Path(source).name if source else format_name
+        )
+        path = workspace.graph_path(name)
     else:
         store = build_store([batch], name=name)
-    path = workspace.save(store, name)
+        path = workspace.save(store, name)
     _print_stats(store, path)
 
 

@@ -292,3 +292,17 @@ def test_kg_policy_shows_and_sets_with_clear_errors(isolated_home: Path) -> None
     bad = runner.invoke(app, ["kg", "policy", "--kg", "mine", "--while-stale", "maybe"])
     assert bad.exit_code != 0 and "--while-stale" in str(bad.exception)
     assert Workspace(isolated_home).policy("mine").on_ingest == "mark_stale"
+
+
+def test_import_merge_is_a_logged_ingestion(isolated_home: Path, tmp_path: Path) -> None:
+    """Untyped ids of nodes the KG already types are those nodes, not type conflicts."""
+    runner.invoke(app, ["kg", "import", str(DATA / "small.tsv"), "--name", "mine"])
+    more = tmp_path / "more.tsv"
+    more.write_text("NCBIGene:6622\tassociated_with\tOMIM:168601\n"
+                    "UniProtKB:P10636\tinteracts_with\tUniProtKB:P37840\n")  # fmt: skip
+    merged = runner.invoke(app, ["kg", "import", str(more), "--name", "mine", "--merge"])
+    assert merged.exit_code == 0, merged.output
+    (entry,) = Workspace(isolated_home).history("mine").entries()
+    assert entry.edges_added == {"interacts_with": 1} and entry.source == "more.tsv"
+    store = Workspace(isolated_home).load("mine")
+    assert store.get_node("uniprot:P10636").type == "protein"  # ids as normalised

@@ -91,6 +91,8 @@ def apply_batch(
         relation for head, relation, tail in known if not store.get_edge(head, relation, tail)
     )
     store.add_edges(batch.edges)
+    if batch.source is not None and batch.source.as_dict() not in store.metadata.sources:
+        store.metadata.sources.append(batch.source.as_dict())
     removed = Counter(relation for _, relation, _ in set(removals))
     store.remove_edges(removals)
     return ChangeLog(
