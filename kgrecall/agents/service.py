@@ -228,7 +228,7 @@ class SchemaResponse(BaseModel):
 
 
 class Recalibration(BaseModel):
-    """A recalibration an ingestion policy asks for."""
+    """What to calibrate: asked for by an ingestion policy, or by a caller (a job)."""
 
     topologies: list[str]
     alphas: list[float]
@@ -236,9 +236,11 @@ class Recalibration(BaseModel):
     conditioning: Conditioning = "none"
     queries: int = 1000
     strata: int = 3
+    #: with the completion model (when the KG has one)
     neural: bool = True
-    #: edges added or removed since the newest calibrated version (None: never calibrated)
-    edges_changed: int | None
+    #: edges added or removed since the newest calibrated version (None: never calibrated,
+    #: or not asked for by an ingestion)
+    edges_changed: int | None = None
 
 
 class Ingestion(BaseModel):
@@ -474,9 +476,10 @@ class QueryService:
     def recalibrate(
         self, kg: str, plan: Recalibration, *, say: Callable[[str], None] = print
     ) -> tuple[list[Calibration], str]:
-        """Run ``plan`` on the KG's current version (retraining a transductive model first)."""
-        changed = "?" if plan.edges_changed is None else str(plan.edges_changed)
-        say(f"recalibrating KG {kg!r} after ingestion ({changed} edges changed)")
+        """Run ``plan`` on the KG's current version (retraining a transductive model first);
+        the records and where they went."""
+        if plan.edges_changed is not None:
+            say(f"recalibrating KG {kg!r} after ingestion ({plan.edges_changed} edges changed)")
         return self.calibrate(
             kg=kg,
             topologies=plan.topologies,

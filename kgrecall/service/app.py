@@ -540,11 +540,13 @@ def create_app(
         job = jobs.submit(
             CalibrationRequest(
                 database=body.database,
-                topologies=list(body.topologies),
-                risk_budgets=body.risk_budgets,
-                methods=body.methods,
-                queries=body.queries,
-                strata=body.strata,
+                plan=Recalibration(
+                    topologies=list(body.topologies),
+                    alphas=body.risk_budgets,
+                    methods=body.methods,
+                    queries=body.queries,
+                    strata=body.strata,
+                ),
             )
         )
         return _view(job)
@@ -574,13 +576,7 @@ def create_app(
                 job_id = jobs.submit(
                     CalibrationRequest(
                         database=body.database,
-                        topologies=plan.topologies,
-                        risk_budgets=plan.alphas,
-                        methods=plan.methods,
-                        queries=plan.queries,
-                        strata=plan.strata,
-                        conditioning=plan.conditioning,
-                        neural=plan.neural,
+                        plan=plan,
                         reason=f"recalibration after ingesting {body.source} (version "
                         f"{done.change.version_after[:12]})",
                     )
@@ -638,8 +634,8 @@ def _view(job: Job) -> JobView:
         job_id=job.id,
         status=job.status,
         database=job.request.database,
-        topologies=job.request.topologies,
-        risk_budgets=job.request.risk_budgets,
+        topologies=job.request.plan.topologies,
+        risk_budgets=job.request.plan.alphas,
         progress=list(job.progress),
         result=list(job.result),
         error=job.error,

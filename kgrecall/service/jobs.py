@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kgrecall.agents import QueryService
-from kgrecall.calibration import Conditioning, Method
+from kgrecall.agents.service import Recalibration
 from kgrecall.kg import KGError
 
 JobStatus = Literal["queued", "running", "done", "failed"]
@@ -24,18 +24,11 @@ JobStatus = Literal["queued", "running", "done", "failed"]
 
 @dataclass(slots=True)
 class CalibrationRequest:
-    """What one job calibrates."""
+    """What one job calibrates, on which KG, and why (shown first in its progress: e.g. the
+    ingestion that asked for it)."""
 
     database: str
-    topologies: list[str]
-    risk_budgets: list[float]  # α: the tolerated share of missed answers (0.1 → recall 0.9)
-    methods: list[Method]
-    queries: int
-    strata: int
-    conditioning: Conditioning = "none"
-    #: calibrate with the completion model (None: when the KG has one)
-    neural: bool | None = None
-    #: why the job runs, shown first in its progress (e.g. the ingestion that asked for it)
+    plan: Recalibration
     reason: str | None = None
 
 
@@ -96,20 +89,9 @@ class CalibrationJobs:
         request = job.request
         if request.reason:
             job.progress.append(request.reason)
-        has_predictor = self.service.has_predictor(request.database)
         try:
-            records, location = self.service.calibrate(
-                kg=request.database,
-                topologies=request.topologies,
-                alphas=request.risk_budgets,
-                methods=request.methods,
-                queries=request.queries,
-                strata=request.strata,
-                conditioning=request.conditioning,
-                neural=has_predictor
-                if request.neural is None
-                else request.neural and has_predictor,
-                say=job.progress.append,
+            records, location = self.service.recalibrate(
+                request.database, request.plan, say=job.progress.append
             )
             job.result = [
                 {
