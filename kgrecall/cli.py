@@ -13,7 +13,8 @@ import typer
 from pydantic import ValidationError
 from tqdm import tqdm
 
-from kgrecall.kg import DEMO_NAME, KGError, KGLoadError, Workspace
+from kgrecall.errors import InvalidRequestError, KGRecallError
+from kgrecall.kg import DEMO_NAME, KGLoadError, Workspace
 from kgrecall.kg.loaders import LOADERS
 from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL
 
@@ -112,12 +113,12 @@ def import_kg(
     loader = get_loader(format_name)
     if loader.name == "tsv":
         if source is None:
-            raise KGError("--format tsv needs a file argument")
+            raise InvalidRequestError("--format tsv needs a file argument")
         batch = load_tsv(source, allow_new_relations=allow_new_relations)
     else:
         batch = loader.load(source)
     if workspace.exists(name) and not (merge or force):
-        raise KGError(
+        raise InvalidRequestError(
             f"a KG named {name!r} exists; pass --merge to add to it or --force to replace it"
         )
     if merge and workspace.exists(name):  # an ingestion: a logged new version
@@ -157,7 +158,9 @@ def add_command(
     from kgrecall.kg.loaders.records import load_jsonl
 
     if source is None and remove is None:
-        raise KGError("nothing to do: give a file of nodes and edges to add, or --remove FILE")
+        raise InvalidRequestError(
+            "nothing to do: give a file of nodes and edges to add, or --remove FILE"
+        )
     service = QueryService(home, use_env_llm=False)
     if source is None:
         batch = GraphBatch(service.workspace.load(kg).schema)
@@ -193,7 +196,7 @@ def add_command(
         )  # fmt: skip
         return
     if plan is None:
-        raise KGError(
+        raise InvalidRequestError(
             f"KG {kg!r} has no earlier calibration and its policy names no topologies to "
             "recalibrate: run `kgrecall calibrate`"
         )
@@ -240,7 +243,7 @@ def policy_command(
             policy = IngestPolicy.model_validate({**current, **updates})
         except ValidationError as error:
             problem = error.errors()[0]
-            raise KGError(
+            raise InvalidRequestError(
                 f"--{str(problem['loc'][0]).replace('_', '-')}: {problem['msg']}"
             ) from None
         policy.write(workspace.kg_dir(kg))
@@ -283,7 +286,7 @@ def subgraph(
     from kgrecall.kg import extract_subgraph
 
     if not entity:
-        raise KGError("give at least one --entity")
+        raise InvalidRequestError("give at least one --entity")
     store = Workspace(home).load(kg)
     seeds: list[str] = []
     for text in entity:
@@ -305,7 +308,7 @@ def neo4j_store(database: str | None, schema: KGSchema | None = None) -> GraphSt
 
     uri = os.environ.get("NEO4J_URI")
     if not uri:
-        raise KGError("set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to use Neo4j")
+        raise InvalidRequestError("set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to use Neo4j")
     auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
     driver = GraphDatabase.driver(uri, auth=auth)
     return Neo4jStore(driver, database=database, schema=schema)
@@ -385,7 +388,7 @@ def train(
     from kgrecall.tools.linkpred.registry import needs_training, ultra_member
 
     if loop not in ("auto", "lcwa", "slcwa"):
-        raise KGError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
+        raise InvalidRequestError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
     workspace = Workspace(home)
     if if_missing and model_path(workspace, kg, model).is_file():
         typer.echo(f"KG {kg!r} already has a trained {model} model (retrain without --if-missing)")
@@ -472,7 +475,9 @@ def _choices(values: list[str] | None, option: str, valid: Sequence[str]) -> lis
     chosen = _split(values)
     for value in chosen:
         if value not in valid:
-            raise KGError(f"invalid {option} value {value!r}; valid: {', '.join(valid)}")
+            raise InvalidRequestError(
+                f"invalid {option} value {value!r}; valid: {', '.join(valid)}"
+            )
     return chosen
 
 
@@ -480,9 +485,9 @@ def _alpha(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise KGError(f"invalid --alphas value {text!r}: not a number") from None
+        raise InvalidRequestError(f"invalid --alphas value {text!r}: not a number") from None
     if not 0.0 < value < 1.0:
-        raise KGError(f"invalid --alphas value {value}: must be in (0, 1)")
+        raise InvalidRequestError(f"invalid --alphas value {value}: must be in (0, 1)")
     return value
 
 
@@ -523,7 +528,9 @@ def calibrate_command(
 
     chosen_methods = _choices(methods, "--methods", METHODS) or ["crc"]
     if conditioning not in ("none", "relation", "degree"):
-        raise KGError(f"invalid --conditioning {conditioning!r}; valid: none, relation, degree")
+        raise InvalidRequestError(
+            f"invalid --conditioning {conditioning!r}; valid: none, relation, degree"
+        )
     chosen_topologies = _choices(topologies, "--topologies", TOPOLOGIES) or list(TOPOLOGIES)
     chosen_alphas = [_alpha(value) for value in _split(alphas)] or [0.2, 0.1]
     service = QueryService(home, use_env_llm=False, model=model)
@@ -565,7 +572,7 @@ def _read_batch(path: Path) -> list[tuple[object, QueryNode]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
-        raise KGError(f"{path}: cannot read the batch file ({error})") from None
+        raise InvalidRequestError(f"{path}: cannot read the batch file ({error})") from None
     batch: list[tuple[object, QueryNode]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -584,7 +591,7 @@ def _read_batch(path: Path) -> list[tuple[object, QueryNode]]:
             raise KGLoadError(path, first["msg"], line=number, field=field) from None
         batch.append((record["id"], query))
     if not batch:
-        raise KGError(f"{path}: no queries")
+        raise InvalidRequestError(f"{path}: no queries")
     return batch
 
 
@@ -642,11 +649,13 @@ def query_command(
     from kgrecall.tools import parse_query
 
     if (batch is None) == (query is None):
-        raise KGError("give exactly one of --batch FILE or --query JSON")
+        raise InvalidRequestError("give exactly one of --batch FILE or --query JSON")
     if method not in METHODS:
-        raise KGError(f"invalid --method {method!r}; valid: {', '.join(METHODS)}")
+        raise InvalidRequestError(f"invalid --method {method!r}; valid: {', '.join(METHODS)}")
     if conditioning not in ("none", "relation", "degree"):
-        raise KGError(f"invalid --conditioning {conditioning!r}; valid: none, relation, degree")
+        raise InvalidRequestError(
+            f"invalid --conditioning {conditioning!r}; valid: none, relation, degree"
+        )
     resolve_level(level, recall_target)
     if batch is not None:
         items = _read_batch(batch)
@@ -654,7 +663,7 @@ def query_command(
         try:
             items = [(1, parse_query(query or ""))]
         except ValidationError as error:
-            raise KGError(f"--query: {error.errors()[0]['msg']}") from None
+            raise InvalidRequestError(f"--query: {error.errors()[0]['msg']}") from None
     workspace = Workspace(home)
     store = workspace.load(kg)
     predictor = None if no_neural else load_predictor(workspace, kg, store, model)
@@ -696,7 +705,7 @@ def ask_command(
     from kgrecall.calibration import resolve_level
 
     if output_format not in ("md", "json"):
-        raise KGError(f"invalid --format {output_format!r}; valid: md, json")
+        raise InvalidRequestError(f"invalid --format {output_format!r}; valid: md, json")
     resolve_level(level, recall_target)
     service = QueryService(home)
 
@@ -770,15 +779,19 @@ def ground_command(
     from kgrecall.llm import LLMSettings, chat_model
 
     if output_format not in ("md", "json"):
-        raise KGError(f"invalid --format {output_format!r}; valid: md, json")
+        raise InvalidRequestError(f"invalid --format {output_format!r}; valid: md, json")
     try:
         text = report.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise KGError(f"{report}: no such file") from None
+        raise InvalidRequestError(f"{report}: no such file") from None
     except UnicodeDecodeError as error:
-        raise KGError(f"{report}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise InvalidRequestError(
+            f"{report}: not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from None
     if (task or tools) and not learn:
-        raise KGError("--task and --tool describe the analysis for --auto-learn; add --auto-learn")
+        raise InvalidRequestError(
+            "--task and --tool describe the analysis for --auto-learn; add --auto-learn"
+        )
     workspace = Workspace(home)
     store = workspace.load(kg)
     settings = LLMSettings.from_env()
@@ -905,9 +918,9 @@ def mcp_command(
 
 
 def main() -> None:
-    """Entry point: KG errors become one clear line on stderr and exit status 2."""
+    """Entry point: kgrecall's errors become one clear line on stderr and exit status 2."""
     try:
         app()
-    except KGError as error:
+    except KGRecallError as error:
         typer.echo(f"error: {error}", err=True)
         sys.exit(2)

@@ -1,7 +1,8 @@
 """Dependencies point one way (DESIGN §3).
 
-service → agents → {calibration, grounding} → tools → kg; llm (OpenAI-compatible client) and
-prompts (templates) sit beside kg: llm may use kg's errors, prompts nothing.
+cli → service → agents → {calibration, grounding} → tools → llm → {kg, prompts} → settings →
+{errors, _lazy}: the import-linter layers contract in ``pyproject.toml`` (``lint-imports``),
+which reads every import — inside functions, under ``TYPE_CHECKING`` and relative ones too.
 """
 
 from __future__ import annotations
@@ -11,43 +12,28 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "kgrecall"
-
-#: For each subpackage, the kgrecall subpackages it must never import.
-FORBIDDEN: dict[str, set[str]] = {
-    "kg": {"tools", "calibration", "grounding", "agents", "service", "cli", "prompts", "llm"},
-    "llm": {"tools", "calibration", "grounding", "agents", "service", "cli", "prompts"},
-    "prompts": {"kg", "llm", "tools", "calibration", "grounding", "agents", "service", "cli"},
-    "tools": {"calibration", "grounding", "agents", "service", "cli"},
-    "calibration": {"agents", "service", "cli", "grounding"},
-    "grounding": {"agents", "service", "cli", "calibration"},
-    "agents": {"service", "cli"},
-}
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "kgrecall"
 
 
-def imported_subpackages(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "kgrecall" and len(parts) > 1:
-                found.add(parts[1])
-    return found
+def test_the_layers_contract_is_kept() -> None:
+    from importlinter.cli import lint_imports
+
+    assert lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True) == 0
 
 
-@pytest.mark.parametrize("subpackage", sorted(FORBIDDEN))
-def test_layering(subpackage: str) -> None:
-    offenders = {
-        str(path.relative_to(PACKAGE)): imported_subpackages(path) & FORBIDDEN[subpackage]
-        for path in (PACKAGE / subpackage).rglob("*.py")
-    }
-    assert {k: v for k, v in offenders.items() if v} == {}
+def test_the_layers_contract_catches_an_upward_import(tmp_path: Path) -> None:
+    """The contract is live: a config whose layers are inverted is broken."""
+    from importlinter.cli import lint_imports
+
+    config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    inverted = config.replace('    "kgrecall.cli",\n', "").replace(
+        '    "kgrecall.errors | kgrecall._lazy",\n',
+        '    "kgrecall.errors | kgrecall._lazy",\n    "kgrecall.cli",\n',
+    )
+    assert inverted != config
+    (tmp_path / "pyproject.toml").write_text(inverted, encoding="utf-8")
+    assert lint_imports(config_filename=str(tmp_path / "pyproject.toml"), no_cache=True) == 1
 
 
 def test_every_subpackage_declares_all() -> None:

@@ -37,6 +37,7 @@ from pydantic import BaseModel
 from scipy.stats import beta, t
 
 from kgrecall.calibration import CalibratedAnswer, ConformalGate, ScoredGraph
+from kgrecall.errors import NotFoundError
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.tools import QueryNode, parse_query, topology
 
@@ -228,7 +229,7 @@ class QueryLog:
         for query_id, tree, retrieved, returned in pending:
             try:
                 now = gate.run(parse_query(tree)).ids
-            except KGError:  # an anchor the new version no longer holds: nothing to learn
+            except (KGError, NotFoundError):  # an anchor or relation the version lacks
                 continue
             served = set(json.loads(returned))
             new = now - set(json.loads(retrieved))
@@ -247,7 +248,7 @@ class QueryLog:
         with self._connect() as db:
             known = db.execute("SELECT 1 FROM queries WHERE id = ?", (query_id,)).fetchone()
             if known is None:
-                raise KGError(f"no logged query {query_id!r} (is query logging on?)")
+                raise NotFoundError(f"no logged query {query_id!r} (is query logging on?)")
             db.execute(
                 "INSERT INTO feedback VALUES (?, ?, ?, ?)",
                 (query_id, _now(), json.dumps(sorted(set(missed))), json.dumps(sorted(set(wrong)))),

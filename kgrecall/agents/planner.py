@@ -48,6 +48,7 @@ import numpy as np
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field, ValidationError
 
+from kgrecall.errors import NotFoundError, UnreadableQuestionError
 from kgrecall.grounding import EntityExtractor
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.kg.relations import RELATIONS, Hint
@@ -177,7 +178,7 @@ _WORD = re.compile(r"\S+")
 _EITHER = re.compile(r"^\s*either\s+", re.IGNORECASE)
 
 
-class PlanningError(KGError):
+class PlanningError(UnreadableQuestionError):
     """The question could not be turned into a QueryTree; the message says why."""
 
 
@@ -856,7 +857,7 @@ class LLMPlanner:
             raise LLMError(f"the LLM query is not a QueryTree ({where}: {first['msg']})") from None
         try:
             validate_query(store, tree)
-        except KGError as error:
+        except (KGError, NotFoundError) as error:
             raise LLMError(f"the LLM query does not fit the KG: {error}") from None
         answer_type = self._check_types(tree)
         anchors = [

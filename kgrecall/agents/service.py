@@ -52,6 +52,7 @@ from kgrecall.calibration import (
 )
 from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.kg import GraphStore, KGError, Workspace
+from kgrecall.kg.errors import KGNotFoundError
 from kgrecall.kg.history import ChangeLog
 from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.llm import LLMSettings, chat_model
@@ -313,7 +314,7 @@ class QueryService:
         if not self.workspace.exists(kg):
             known = ", ".join(self.workspace.names()) or "none"
             hint = " (run `kgrecall kg build-demo`)" if kg == "demo" else ""
-            raise KGError(f"no KG named {kg!r}{hint}; known KGs: {known}")
+            raise KGNotFoundError(kg, f"no KG named {kg!r}{hint}; known KGs: {known}")
         with self._guard:
             loaded = self._resources.get(kg)
             if loaded is not None:

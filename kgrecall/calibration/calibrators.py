@@ -41,6 +41,7 @@ from kgrecall.calibration.risk import (
     risk_upper_bound,
     split_conformal_quantile,
 )
+from kgrecall.errors import CalibrationInfeasibleError
 from kgrecall.kg import KGError
 
 Method = Literal["crc", "ltt", "coverage"]
@@ -287,7 +288,7 @@ def _crc(
     losses = data.losses(gamma_index, grid, rows)
     try:
         index, note = crc_index(losses, alpha), None
-    except KGError as error:  # too few queries: "everything" (loss 0) is the only safe point
+    except CalibrationInfeasibleError as error:  # "everything" (loss 0) is the only safe point
         index, note = len(grid) - 1, f"{error}; returning every entity"
     return _point(data, gamma_index, index, grid, rows, delta / len(grid), note)
 
@@ -299,7 +300,7 @@ def _fit_size(
     losses = data.losses(gamma_index, grid, rows)
     try:
         index = crc_index(losses, alpha)
-    except KGError:
+    except CalibrationInfeasibleError:
         index = len(grid) - 1
     return float(data.set_sizes(gamma_index, grid[index : index + 1], rows).mean())
 
@@ -312,7 +313,7 @@ def _ltt(
         losses = data.losses(gamma_index, grid, rows)
         try:
             index = ltt_index(losses, alpha, delta / len(data.gammas))
-        except KGError:
+        except CalibrationInfeasibleError:
             continue
         size = float(data.set_sizes(gamma_index, grid[index : index + 1], rows).mean())
         certified.append((size, gamma_index, index))

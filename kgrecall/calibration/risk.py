@@ -26,6 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
+from kgrecall.errors import CalibrationInfeasibleError
 from kgrecall.kg import KGError
 
 
@@ -51,7 +52,7 @@ def crc_index(losses: np.ndarray, alpha: float) -> int:
     # Certify j only if every larger set is certified too (monotone in j).
     suffix_ok = np.flip(np.logical_and.accumulate(np.flip(ok)))
     if not suffix_ok[-1]:
-        raise KGError(
+        raise CalibrationInfeasibleError(
             f"CRC cannot reach alpha={alpha} with n={n} calibration queries even returning the "
             f"largest set (needs n ≥ {math.ceil(1 / alpha - 1)} and a zero-loss last grid point)"
         )
@@ -97,7 +98,7 @@ def ltt_index(
     if method == "bonferroni":
         rejected = [j for j in range(m) if p_values[j] <= delta / m]
         if not rejected:
-            raise KGError(
+            raise CalibrationInfeasibleError(
                 f"LTT (Bonferroni) certifies no grid point at alpha={alpha}, delta={delta}, n={n}"
             )
         return min(rejected)
@@ -109,7 +110,7 @@ def ltt_index(
             break
         chosen = j
     if chosen is None:
-        raise KGError(
+        raise CalibrationInfeasibleError(
             f"LTT (fixed sequence) certifies no grid point at alpha={alpha}, delta={delta}, n={n}"
         )
     return chosen

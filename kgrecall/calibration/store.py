@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kgrecall.calibration.calibrators import Method, ThresholdChoice
+from kgrecall.errors import ServiceUnavailableError
 from kgrecall.kg import KGError
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ CREATE TABLE IF NOT EXISTS calibrations (
 """
 
 
-class CalibrationStoreError(KGError):
+class CalibrationStoreError(ServiceUnavailableError):
     """The calibration store cannot be opened or read: a fault of the server's storage, not of
     the request (HTTP answers 503 without the location; the CLI shows it)."""
 

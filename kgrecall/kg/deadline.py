@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from kgrecall.errors import DeadlineExceededError
 from kgrecall.kg.errors import KGError
 
 #: (monotonic time the work must stop at, the limit in seconds as given) or None.
@@ -41,10 +42,6 @@ class _Pace:
 
 
 _PACE: ContextVar[_Pace | None] = ContextVar("kgrecall_pace", default=None)
-
-
-class DeadlineExceededError(KGError):
-    """The work ran past its caller's time limit and was stopped."""
 
 
 @contextmanager

@@ -5,12 +5,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-
-class KGError(ValueError):
-    """Invalid KG content or request (bad field, unknown relation, unknown entity)."""
+from kgrecall.errors import InvalidRequestError, NotFoundError
 
 
-class UnknownEntityError(KGError, KeyError):
+class KGError(InvalidRequestError):
+    """Invalid KG content or request (a bad field, an unknown relation or node type)."""
+
+
+class KGNotFoundError(NotFoundError):
+    """No KG of that name in the workspace; the message lists the known ones, the public
+    message only the name asked for."""
+
+    def __init__(self, name: str, message: str) -> None:
+        self.name = name
+        super().__init__(message)
+
+    def public_message(self) -> str:
+        return f"no KG named {self.name!r}; GET /v1/databases lists the KGs served"
+
+
+class UnknownEntityError(NotFoundError, KeyError):
     """An entity id that the KG does not hold; carries the closest known ids."""
 
     def __init__(

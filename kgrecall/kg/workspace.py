@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from kgrecall.kg.errors import KGError
+from kgrecall.kg.errors import KGError, KGNotFoundError
 from kgrecall.kg.history import ChangeLog, IngestPolicy, KGHistory, apply_batch
 from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.kg.networkx_store import NetworkXStore
@@ -70,7 +70,9 @@ class Workspace:
             return load_graph(candidate)
         if not _valid_name(name_or_path) or not self.exists(name_or_path):
             known = ", ".join(self.names()) or "none yet (try: kgrecall kg build-demo)"
-            raise KGError(f"no KG named {name_or_path!r} in {self.home}; known KGs: {known}")
+            raise KGNotFoundError(
+                name_or_path, f"no KG named {name_or_path!r} in {self.home}; known KGs: {known}"
+            )
         return load_graph(self.graph_path(name_or_path))
 
     def history(self, name: str) -> KGHistory:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
-from kgrecall.kg import KGError
+from kgrecall.errors import UpstreamError
 
 if TYPE_CHECKING:  # langchain loads only when a model is actually called
     from langchain_core.language_models import BaseChatModel
@@ -26,7 +26,7 @@ Schema = TypeVar("Schema", bound=BaseModel)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
-class LLMError(KGError):
+class LLMError(UpstreamError):
     """The LLM call failed or its answer did not validate; the message says which."""
 
 

@@ -50,7 +50,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import kgrecall
-from kgrecall.agents import MAX_RESULTS_CAP, AskResponse, PlanningError, QueryResponse, QueryService
+from kgrecall.agents import MAX_RESULTS_CAP, AskResponse, QueryResponse, QueryService
 from kgrecall.agents.monitor import MonitorReport
 from kgrecall.agents.service import (
     MAX_SEARCH_HITS,
@@ -59,9 +59,10 @@ from kgrecall.agents.service import (
     SearchResponse,
 )
 from kgrecall.calibration import Method
+from kgrecall.errors import KGRecallError, http_status
 from kgrecall.grounding import DEFAULT_MAX_CHARS, GroundingResult
-from kgrecall.kg import KGError, KGSchema, UnknownEntityError, normalize_curie
-from kgrecall.kg.deadline import DeadlineExceededError, deadline, low_priority
+from kgrecall.kg import KGError, KGSchema, normalize_curie
+from kgrecall.kg.deadline import deadline, low_priority
 from kgrecall.kg.history import ChangeLog
 from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.kg.loaders.records import batch_from_records
@@ -383,7 +384,7 @@ def create_app(
             return await asyncio.wait_for(
                 run_in_threadpool(within_deadline, call, share), timeout=timeout_s
             )
-        except (TimeoutError, DeadlineExceededError):
+        except TimeoutError:  # the wait, or the work's own DeadlineExceededError
             raise HTTPException(504, f"the request took longer than {timeout_s:g} s") from None
 
     heavy = asyncio.Semaphore(heavy_slots)
@@ -454,21 +455,9 @@ def create_app(
             {"detail": error.detail}, status_code=error.status_code, headers=error.headers
         )
 
-    @app.exception_handler(UnknownEntityError)
-    async def unknown_entity(_: Request, error: UnknownEntityError) -> JSONResponse:
-        return SafeJSONResponse({"error": str(error).strip('"')}, status_code=404)
-
-    @app.exception_handler(PlanningError)
-    async def unreadable(_: Request, error: PlanningError) -> JSONResponse:
-        message = f"could not read the question: {error}"
-        return SafeJSONResponse({"error": message}, status_code=422)
-
-    @app.exception_handler(KGError)
-    async def bad_request(_: Request, error: KGError) -> JSONResponse:
-        if str(error).startswith("no KG named"):  # the message lists every KG: not shown
-            message = "no such KG; GET /v1/databases lists the KGs served"
-            return SafeJSONResponse({"error": message}, status_code=404)
-        return SafeJSONResponse({"error": str(error)}, status_code=400)
+    @app.exception_handler(KGRecallError)
+    async def classified(_: Request, error: KGRecallError) -> JSONResponse:
+        return SafeJSONResponse({"error": error.public_message()}, status_code=http_status(error))
 
     @app.exception_handler(Exception)
     async def internal(request: Request, error: Exception) -> JSONResponse:

@@ -16,6 +16,8 @@ computing. Questions longer than ``max_question_chars`` and reports longer than
 from __future__ import annotations
 
 import asyncio
+import logging
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -28,10 +30,12 @@ from pydantic import BaseModel, ValidationError
 
 import kgrecall
 from kgrecall.agents import QueryService
+from kgrecall.errors import KGRecallError
 from kgrecall.grounding import DEFAULT_MAX_CHARS
-from kgrecall.kg import KGError
 from kgrecall.kg.deadline import deadline
 from kgrecall.service.app import field_errors
+
+log = logging.getLogger("kgrecall.service")
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_QUESTION_CHARS = 2000
@@ -152,20 +156,23 @@ def create_mcp_server(
 
 @contextmanager
 def _named_errors() -> Iterator[None]:
-    """KG errors (and invalid QueryTrees) reach the client as tool errors with their message,
-    cut short; a bad tree's errors name the fields, never the input."""
+    """kgrecall's errors (and invalid QueryTrees) reach the client as tool errors with their
+    public message, cut short; a bad tree's errors name the fields, never the input. Anything
+    else is a bug: logged with an id, and the client gets only the id."""
     try:
         yield
-    except KGError as error:
-        raise ToolError(_short(str(error))) from None
+    except KGRecallError as error:
+        raise ToolError(_short(error.public_message())) from None
     except ValidationError as error:
         fields = "; ".join(
             f"{item['field']}: {item['message']}"
             for item in field_errors(error.errors(include_input=False))
         )
         raise ToolError(_short(f"invalid query tree: {fields}")) from None
-    except ValueError as error:
-        raise ToolError(_short(f"invalid input: {error}")) from None
+    except Exception:
+        error_id = uuid.uuid4().hex[:12]
+        log.exception("MCP tool call failed (id %s)", error_id)
+        raise ToolError(f"internal error (id {error_id})") from None
 
 
 def _short(message: str) -> str:

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from kgrecall.agents import NODES, QueryService, make_agent_tools
 from kgrecall.cli import app
 from kgrecall.kg import KGError
+from kgrecall.kg.errors import KGNotFoundError
 from tests.conftest import PD4_GENES
 
 QUESTION = "Which phenotypes do diseases associated with SNCA have?"
@@ -96,7 +97,7 @@ def test_concurrent_calls_share_one_load_and_agree(demo_home: Path) -> None:
 
 
 def test_bad_requests_are_clear_errors(service: QueryService, demo_home: Path) -> None:
-    with pytest.raises(KGError, match="no KG named 'nope'"):
+    with pytest.raises(KGNotFoundError, match="no KG named 'nope'"):
         service.ask(QUESTION, kg="nope")
     with pytest.raises(KGError, match="max_results must be between 1 and 1000"):
         service.ask(QUESTION, max_results=5000)

@@ -13,6 +13,7 @@ import pytest
 
 from kgrecall.agents import QueryService
 from kgrecall.agents import service as service_module
+from kgrecall.errors import KGRecallError
 from kgrecall.kg import KGError, Workspace
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 
@@ -74,7 +75,7 @@ def test_concurrent_callers_share_one_build(
 def test_unknown_names_are_refused_before_any_state(small_home: Path) -> None:
     service = QueryService(small_home, **CHEAP)
     for name in [f"missing-{i}" for i in range(1000)] + ["../a", "a\n", "x" * 300]:
-        with pytest.raises(KGError, match=r"no KG named|invalid KG name"):
+        with pytest.raises(KGRecallError, match=r"no KG named|invalid KG name"):
             service.load(name)
     assert service.loaded() == [] and service._loads == {}
 

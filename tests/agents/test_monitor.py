@@ -17,6 +17,7 @@ from kgrecall.agents.monitor import (
     clopper_pearson,
     plot_versions,
 )
+from kgrecall.errors import NotFoundError
 from kgrecall.kg import Edge, KGError, Workspace
 from kgrecall.service import create_app
 from tests.agents.test_ingestion import CHEAP, batch_of, nations_withheld
@@ -116,7 +117,7 @@ def test_feedback_is_stored_and_counted(
     known = reply.completeness.retrieved_answers
     assert row.recall.value == pytest.approx(known / (known + len(missed)))
     assert not row.drift  # one query: its interval is [0, 1]
-    with pytest.raises(KGError, match="no logged query 'nope'"):
+    with pytest.raises(NotFoundError, match="no logged query 'nope'"):
         service.feedback("nope", missed=["x"], wrong=[])
     with pytest.raises(KGError, match="at least one"):
         service.feedback(query_id, missed=[], wrong=[])
@@ -155,7 +156,7 @@ def test_feedback_and_monitor_over_http(logged: tuple[QueryService, list[Edge]])
         stored = client.post("/v1/feedback", json={"query_id": query_id, "missed": [edge.tail]})
         assert stored.status_code == 201, stored.text
         unknown = client.post("/v1/feedback", json={"query_id": "nope", "missed": ["x"]})
-        assert unknown.status_code == 400 and "no logged query" in unknown.text
+        assert unknown.status_code == 404 and "no logged query" in unknown.text
         assert client.get("/v1/platform/monitor").status_code == 401
         report = client.get("/v1/platform/monitor?database=nations", headers=key).json()
     assert report["rows"][0]["missed_by_feedback"] == 1

@@ -19,8 +19,9 @@ from kgrecall.calibration import (
     levels,
     power_scores,
 )
-from kgrecall.kg import GraphStore, KGError, NetworkXStore
-from kgrecall.kg.deadline import DeadlineExceededError, deadline
+from kgrecall.errors import DeadlineExceededError
+from kgrecall.kg import GraphStore, KGError, NetworkXStore, UnknownEntityError
+from kgrecall.kg.deadline import deadline
 from kgrecall.tools import (
     TOPOLOGIES,
     EntityQuery,
@@ -319,7 +320,7 @@ def test_bad_thresholds_and_queries_are_refused(
     query = sample_query(umls, "1p", random.Random(0))
     with pytest.raises(KGError, match="depth 0"):
         gate.run(query, {0: 1.5})
-    with pytest.raises(KGError, match="unknown entity"):
+    with pytest.raises(UnknownEntityError, match="unknown entity"):
         gate.run(ProjectQuery(relation="isa", input=EntityQuery(id="nope")))
 
 

@@ -22,6 +22,7 @@ from kgrecall.calibration.risk import (
     risk_upper_bound,
     split_conformal_quantile,
 )
+from kgrecall.errors import CalibrationInfeasibleError
 from kgrecall.kg import KGError
 
 GRID = 50
@@ -121,7 +122,7 @@ def test_rules_on_hand_checked_inputs() -> None:
     assert hoeffding_bentkus_pvalue(0.3, 0.2, 100) == 1.0
     assert hoeffding_bentkus_pvalue(0.0, 0.2, 100) < 1e-8
     assert ltt_index(losses, 0.3, 0.1) == 2
-    with pytest.raises(KGError, match="needs n ≥ 9"):
+    with pytest.raises(CalibrationInfeasibleError, match="needs n ≥ 9"):
         crc_index(np.zeros((3, 2)), 0.1)
     with pytest.raises(KGError, match=r"losses must lie in \[0, 1\]"):
         crc_index(np.full((20, 2), 2.0), 0.1)

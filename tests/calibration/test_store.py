@@ -148,7 +148,7 @@ def test_sqlite_constraint_failure_rolls_back(tmp_path: Path) -> None:
     store = SQLiteCalibrationStore(tmp_path / "c.sqlite")
     store.save([record()])
     duplicate = [record(id="new", topology="1p"), record(id="new", topology="3p")]
-    with pytest.raises(KGError, match="calibration store error"):
+    with pytest.raises(CalibrationStoreError, match="calibration store error"):
         store.save(duplicate)
     assert [r.id for r in store.all()] == ["c1"]
 
@@ -158,12 +158,12 @@ def test_corrupt_record_is_a_clear_error(tmp_path: Path) -> None:
     SQLiteCalibrationStore(path).save([record()])
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE calibrations SET record = '{\"id\": 1}'")
-    with pytest.raises(KGError, match="unreadable calibration record"):
+    with pytest.raises(CalibrationStoreError, match="unreadable calibration record"):
         SQLiteCalibrationStore(path).all()
     client = fakeredis.FakeRedis()
     RedisCalibrationStore(client).save([record()])
     client.set("kgrecall:calibration:record:c1", b"not json")
-    with pytest.raises(KGError, match="redis kgrecall:calibration: unreadable"):
+    with pytest.raises(CalibrationStoreError, match="redis kgrecall:calibration: unreadable"):
         RedisCalibrationStore(client).all()
 
 
@@ -173,7 +173,7 @@ def test_open_calibration_store_by_location(tmp_path: Path) -> None:
     assert isinstance(opened, SQLiteCalibrationStore) and opened.path == tmp_path / "b.sqlite"
     redis_store = open_calibration_store("redis://localhost:6390/0")  # connects lazily
     assert isinstance(redis_store, RedisCalibrationStore)
-    with pytest.raises(KGError, match="calibration store error"):
+    with pytest.raises(CalibrationStoreError, match="calibration store error"):
         redis_store.all()  # nothing listens on that port
     with pytest.raises(KGError, match="unknown calibration store"):
         open_calibration_store("mongodb://x")

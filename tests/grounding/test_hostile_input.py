@@ -12,12 +12,13 @@ from collections.abc import Callable
 
 import pytest
 
+from kgrecall.errors import DeadlineExceededError
 from kgrecall.grounding import KGGroundingValidator
 from kgrecall.grounding.claims import extract_claims
 from kgrecall.grounding.entities import EntityExtractor
 from kgrecall.grounding.reading import MAX_RUN, read_assertions
 from kgrecall.kg import NetworkXStore
-from kgrecall.kg.deadline import DeadlineExceededError, deadline
+from kgrecall.kg.deadline import deadline
 from tests.conftest import small_store
 
 SMALL, LARGE = 20_000, 160_000

@@ -6,8 +6,9 @@ import time
 
 import pytest
 
+from kgrecall.errors import DeadlineExceededError
 from kgrecall.kg import KGError
-from kgrecall.kg.deadline import DeadlineExceededError, check_deadline, deadline, low_priority
+from kgrecall.kg.deadline import check_deadline, deadline, low_priority
 
 
 def busy(cpu_seconds: float) -> tuple[float, float]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kgrecall.kg import KGError, KGLoadError, Workspace, load_graph, save_graph
+from kgrecall.kg.errors import KGNotFoundError
 from kgrecall.kg.loaders.base import read_text_lines
 from kgrecall.kg.model import check_identifier
 from kgrecall.kg.persistence import (
@@ -44,7 +45,7 @@ def test_invalid_kg_names_are_refused(tmp_path: Path, name: str) -> None:
     assert len(str(raised.value)) < 250
     with pytest.raises(KGError):
         workspace.save(small_store(), name)
-    with pytest.raises(KGError, match="no KG named"):
+    with pytest.raises(KGNotFoundError, match="no KG named"):
         workspace.load(name)  # a 300-char name raised OSError (File name too long)
     assert not (tmp_path / "kgs").exists() or not any((tmp_path / "kgs").iterdir())
 

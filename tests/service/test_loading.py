@@ -12,7 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from kgrecall.agents import QueryService
-from kgrecall.kg import KGError, Workspace
+from kgrecall.kg import Workspace
+from kgrecall.kg.errors import KGNotFoundError
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.service import create_app
 
@@ -61,5 +62,5 @@ def test_preload_starts_loading_and_refuses_unknown_kgs(nations_home: Path) -> N
     service = QueryService(nations_home, **CHEAP)
     create_app(service, admin_key="k", preload=["nations"])
     assert service.load("nations").result(timeout=60).store.number_of_nodes() == 14
-    with pytest.raises(KGError, match="no KG named 'nope'"):
+    with pytest.raises(KGNotFoundError, match="no KG named 'nope'"):
         create_app(QueryService(nations_home, use_env_llm=False), admin_key="k", preload=["nope"])
