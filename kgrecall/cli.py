@@ -62,6 +62,20 @@ def _print_stats(store: GraphStore, path: Path | None = None) -> None:
             typer.echo(f"    {count:>7,}  {reason}")
 
 
+def _index_names(
+    workspace: Workspace, name: str, store: GraphStore, *, only_missing: bool = False
+) -> None:
+    """Write the KG's entity-name tables (what `ground` and the service load instead of
+    folding every name again); with ``only_missing``, only when this version has none."""
+    from kgrecall.tools.name_tables import NAMES_FILE, NameTables
+
+    directory = workspace.kg_dir(name) / "indexes"
+    if only_missing and NameTables.load(directory / NAMES_FILE, store.version) is not None:
+        return
+    tables = NameTables.write(store, directory)
+    typer.echo(f"  entity names indexed: {len(tables.ids):,} entities → {directory / NAMES_FILE}")
+
+
 @kg_app.command("build-demo")
 def build_demo(
     full: Annotated[
@@ -79,10 +93,12 @@ def build_demo(
         store = workspace.load(name)
         typer.echo(f"KG {name!r} already built (use --force to rebuild)")
         _print_stats(store, workspace.graph_path(name))
+        _index_names(workspace, name, store, only_missing=True)
         return
     store = build_demo_kg(DemoConfig.full() if full else DemoConfig())
     path = workspace.save(store, name)
     _print_stats(store, path)
+    _index_names(workspace, name, store)
     typer.echo("  sources:")
     for source in store.metadata.sources:
         typer.echo(f"    {source['name']} ({source['version']}) — licence: {source['licence']}")
@@ -130,6 +146,7 @@ def import_kg(
         store = build_store([batch], name=name)
         path = workspace.save(store, name)
     _print_stats(store, path)
+    _index_names(workspace, name, store)
 
 
 @kg_app.command("add")
@@ -792,11 +809,16 @@ def ground_command(
         raise InvalidRequestError(
             "--task and --tool describe the analysis for --auto-learn; add --auto-learn"
         )
+    from kgrecall.tools import EntityIndex
+    from kgrecall.tools.name_tables import NameTables
+
     workspace = Workspace(home)
     store = workspace.load(kg)
     settings = LLMSettings.from_env()
     llm = chat_model(settings) if settings is not None else None
-    result = KGGroundingValidator(store, hub_degree=hub_degree, llm=llm).validate(text)
+    index = EntityIndex(store, tables=NameTables.for_store(store, workspace.kg_dir(kg) / "indexes"))
+    validator = KGGroundingValidator(store, hub_degree=hub_degree, llm=llm, index=index)
+    result = validator.validate(text)
     if output_format == "json":
         rendered = result.model_dump_json(indent=2) + "\n"
     else:
@@ -812,6 +834,7 @@ def ground_command(
     if learn:
         learned = auto_learn(store, task=task, findings=text, tools=tools or [])
         workspace.save(store, kg)
+        _index_names(workspace, kg, store)
         typer.echo(
             f"auto-learned into {kg!r}: {len(learned.nodes_added)} nodes, "
             f"{learned.edges_added} edges ({learned.edges_skipped_existing} already present); "

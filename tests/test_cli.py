@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from kgrecall.cli import app
 from kgrecall.kg import Workspace
+from kgrecall.tools import NameTables
 from tests.conftest import DATA
 
 runner = CliRunner()
@@ -62,6 +63,10 @@ def test_import_tsv_merge_and_errors(isolated_home: Path) -> None:
     first = runner.invoke(app, ["kg", "import", str(DATA / "small.tsv"), "--name", "mine"])
     assert first.exit_code == 0, first.output
     assert "3 edges" in first.output
+    # the entity-name tables are written with the KG, for its version
+    store = Workspace(isolated_home).load("mine")
+    tables = isolated_home / "kgs" / "mine" / "indexes" / "names.json"
+    assert NameTables.load(tables, store.version) is not None
 
     refused = run_cli(
         "kg", "import", str(DATA / "kegg_link.txt"), "--format", "kegg", "--name", "mine"

@@ -76,6 +76,7 @@ from kgrecall.tools.linkpred.registry import (
     refit,
     retrain_if_stale,
 )
+from kgrecall.tools.name_tables import NameTables
 
 log = logging.getLogger(__name__)
 
@@ -351,7 +352,8 @@ class QueryService:
             store, self.workspace.kg_dir(kg) / "indexes", progress=self.progress
         )
         # one entity index per KG version, shared by the planner and the grounding NER
-        index = EntityIndex(store, fulltext, vector)
+        tables = NameTables.for_store(store, self.workspace.kg_dir(kg) / "indexes")
+        index = EntityIndex(store, fulltext, vector, tables=tables)
         planner = OfflinePlanner(store, index, embed=embed)
         retriever = CalibratedRetriever(
             store,
@@ -406,9 +408,10 @@ class QueryService:
         started before keeps the version it started on, later ones see the new one — never a
         mix. Until the new version is calibrated, queries use the previous calibration or
         none, as the policy says."""
-        _, change = self.workspace.ingest(kg, batch, removals, source=source)
+        store, change = self.workspace.ingest(kg, batch, removals, source=source)
         if change.version_after == change.version_before:
             return Ingestion(change=change, recalibration=None)
+        NameTables.write(store, self.workspace.kg_dir(kg) / "indexes")
         self._reload(kg)
         rechecked = 0
         if self.query_log is not None:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
     from kgrecall.tools.langchain import make_retrieval_tools
     from kgrecall.tools.linking import MIN_LINK_SCORE, EntityIndex, LinkedEntity
+    from kgrecall.tools.name_tables import NameTables
     from kgrecall.tools.linkpred import (
         LinkPredictor,
         LinkPredictorError,
@@ -53,6 +54,7 @@ __all__ = [
     "LinkPredictor",
     "LinkPredictorError",
     "LinkedEntity",
+    "NameTables",
     "Prediction",
     "ProjectQuery",
     "QueryNode",
@@ -89,6 +91,7 @@ __getattr__, __dir__ = attach(
         "MIN_LINK_SCORE": "kgrecall.tools.linking",
         "EntityIndex": "kgrecall.tools.linking",
         "LinkedEntity": "kgrecall.tools.linking",
+        "NameTables": "kgrecall.tools.name_tables",
         "LinkPredictor": "kgrecall.tools.linkpred",
         "LinkPredictorError": "kgrecall.tools.linkpred",
         "Prediction": "kgrecall.tools.linkpred",

@@ -32,25 +32,22 @@ from __future__ import annotations
 import re
 import threading
 import weakref
-from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
-from kgrecall.kg import GraphStore, KGError, Node, normalize_curie
+from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.tools.fulltext import FulltextIndex
+from kgrecall.tools.name_tables import NameTables, is_symbol
 from kgrecall.tools.names import (
     FILLERS,
-    acronym_of_folded,
     bag_of_folded,
     compact,
     fold,
-    name_keys,
     singular,
     strip_qualifier,
-    word_bag,
     word_key,
 )
 from kgrecall.tools.vector import VectorIndex
@@ -111,22 +108,6 @@ class LinkedEntity:
     matched: str = ""
 
 
-def is_symbol(name: str) -> bool:
-    """Gene/protein symbol shape: one short word with two capitals, or a capital and a digit
-    ("SNCA", "DJ-1", "Park7"), not a capitalised word ("Parkin")."""
-    capitals = sum(c.isupper() for c in name)
-    digits = any(c.isdigit() for c in name)
-    return (
-        " " not in name.strip()
-        and 0 < len(name) <= 15
-        and (capitals >= 2 or (capitals == 1 and digits))
-    )
-
-
-def _compact(text: str) -> str:
-    return fold(text).replace(" ", "")
-
-
 class EntityIndex:
     """Exact, normalised, word-order, acronym and fuzzy lookup over one KG version's names."""
 
@@ -137,6 +118,7 @@ class EntityIndex:
         vector: VectorIndex | None = None,
         *,
         min_score: float = MIN_LINK_SCORE,
+        tables: NameTables | None = None,
     ) -> None:
         if not 0.0 <= min_score <= 1.0:
             raise KGError(f"min_score must be in [0, 1], got {min_score}")
@@ -146,31 +128,17 @@ class EntityIndex:
             raise KGError("the vector index was built on another KG version")
         self.store, self.fulltext, self.vector, self.min_score = store, fulltext, vector, min_score
         self.version = store.version
-        nodes = sorted(store.nodes(), key=lambda n: n.id)
-        self._ids = [n.id for n in nodes]
+        if tables is None or tables.version != store.version:
+            tables = NameTables.build(store)
+        self.tables = tables
+        self._ids = tables.ids
         self._position = {node_id: p for p, node_id in enumerate(self._ids)}
-        self._display = [n.name for n in nodes]
-        self._types = np.array([n.type for n in nodes])
-        self._degree = np.zeros(len(nodes), dtype=np.int64)
-        gene_names: dict[str, list[str]] = defaultdict(list)
-        for edge in store.edges():
-            for end in (edge.head, edge.tail):
-                if end in self._position:
-                    self._degree[self._position[end]] += 1
-            if edge.relation == "encodes":
-                gene = store.get_node(edge.head)
-                gene_names[edge.tail].extend([gene.name, *gene.synonyms])
-        self._names: list[tuple[str, ...]] = [
-            tuple(dict.fromkeys([n.name, *n.synonyms, *gene_names.get(n.id, ())])) for n in nodes
-        ]
-        self._symbols: dict[str, list[tuple[int, str]]] = defaultdict(list)
-        self._tiers: dict[MatchKind, dict[str, list[tuple[int, str]]]] = {
-            tier: defaultdict(list)
-            for tier in ("name", "normalized", "compact", "word_order", "acronym")
-        }
-        for position, node in enumerate(nodes):
-            for name in self._names[position]:
-                self._add_name(position, node, name)
+        self._display = tables.display
+        self._types = np.array(tables.types)
+        self._degree = np.array(tables.degree, dtype=np.int64)
+        self._names = tables.names
+        self._symbols = tables.tiers["symbol"]
+        self._tiers = tables.tiers
 
     @classmethod
     def shared(cls, store: GraphStore) -> EntityIndex:
@@ -183,29 +151,6 @@ class EntityIndex:
                 _SHARED[store] = cached
             return cached
 
-    def _add_name(self, position: int, node: Node, name: str) -> None:
-        if not name.strip():
-            return
-        entry = (position, name)
-        if node.type in _SYMBOL_TYPES and is_symbol(name):
-            self._symbols[_compact(name)].append(entry)
-            return
-        folded = fold(name)
-        self._tiers["name"][folded].append(entry)
-        for key in name_keys(name, folded):
-            self._tiers["normalized"][key].append(entry)
-            self._tiers["compact"][compact(key)].append(entry)
-        bag = bag_of_folded(folded.split())
-        if " " in bag:  # one-word bags are the normalized key already
-            self._tiers["word_order"][bag].append(entry)
-        if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
-            # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member
-            self._tiers["word_order"][word_bag(_FAMILY_MEMBER_ONE.sub("", name))].append(entry)
-        if node.type in _ACRONYM_TYPES:
-            initials = acronym_of_folded(folded.split())
-            if initials:
-                self._tiers["acronym"][initials].append(entry)
-
     # -- lookup --------------------------------------------------------------------------------
 
     def names(self, entity_id: str) -> tuple[str, ...]:
@@ -213,7 +158,7 @@ class EntityIndex:
         position = self._position.get(entity_id)
         if position is None:
             raise KGError(f"no entity {entity_id!r} in the index")
-        return self._names[position]
+        return tuple(self._names[position])
 
     def degree(self, entity_id: str) -> int:
         """The entity's number of KG edges (the prior acronyms and ties are resolved by)."""
@@ -424,8 +369,14 @@ class EntityIndex:
 
 
 def _same_symbol(symbol: str, mention: str) -> bool:
-    """Case-sensitive equality up to dashes and dots ("DJ1" = "DJ-1")."""
-    return symbol.replace("-", "").replace(".", "") == mention.replace("-", "").replace(".", "")
+    """Case-sensitive equality up to dashes and dots ("DJ1" = "DJ-1"); a mention with a
+    capital after its first letter is a symbol in protein-name case ("TrkA" = TRKA), unlike a
+    capitalised word ("Set" is not SET)."""
+    bare_symbol = symbol.replace("-", "").replace(".", "")
+    bare_mention = mention.replace("-", "").replace(".", "")
+    if bare_symbol == bare_mention:
+        return True
+    return any(c.isupper() for c in bare_mention[1:]) and bare_mention.upper() == bare_symbol
 
 
 def _bare_forms(mention: str) -> list[str]:

@@ -1,0 +1,252 @@
+"""The name tables of an :class:`~kgrecall.tools.EntityIndex`, built once per KG version and
+kept on disk next to the KG.
+
+Building them folds every name and synonym of the KG several ways (≈ 2 s for the demo KG's
+56 k names on one core); ``kgrecall ground`` and every service start would pay that. So the
+commands that write a KG (``kg build-demo``, ``kg import``, ``kg add``) also write its tables
+(``kgs/NAME/indexes/names.json``), and readers load them (≈ 0.1 s) when their KG version
+matches, else build them in memory — a query never writes.
+
+Each tier (key → entries of ``(node position, matched name)``) is stored as flat arrays —
+keys, offsets, positions, name numbers — so loading creates no per-entry objects; entries are
+made when a key is looked up.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from kgrecall.kg import GraphStore, Node, atomic_write_bytes
+from kgrecall.tools.names import (
+    acronym_of_folded,
+    bag_of_folded,
+    compact,
+    fold,
+    name_keys,
+    word_bag,
+)
+
+__all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
+
+log = logging.getLogger(__name__)
+
+NAMES_FILE = "names.json"
+FORMAT = "kgrecall-name-tables/1"
+#: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
+TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
+Entry = tuple[int, str]
+
+_ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
+_SYMBOL_TYPES = frozenset({"gene", "protein"})
+_FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
+
+
+def is_symbol(name: str) -> bool:
+    """Gene/protein symbol shape: one short word with two capitals, or a capital and a digit
+    ("SNCA", "DJ-1", "Park7"), not a capitalised word ("Parkin")."""
+    capitals = sum(c.isupper() for c in name)
+    digits = any(c.isdigit() for c in name)
+    return (
+        " " not in name.strip()
+        and 0 < len(name) <= 15
+        and (capitals >= 2 or (capitals == 1 and digits))
+    )
+
+
+class Tier:
+    """One tier's key → entries, frozen as flat arrays."""
+
+    __slots__ = ("_name_numbers", "_names", "_offsets", "_positions", "_slot")
+
+    def __init__(
+        self,
+        keys: list[str],
+        offsets: list[int],
+        positions: list[int],
+        name_numbers: list[int],
+        names: list[str],
+    ) -> None:
+        self._slot = dict(zip(keys, range(len(keys)), strict=True))
+        self._offsets, self._positions = offsets, positions
+        self._name_numbers, self._names = name_numbers, names
+
+    @classmethod
+    def of(cls, entries: dict[str, list[Entry]], numbers: dict[str, int], names: list[str]) -> Tier:
+        """A tier from key → entries; ``numbers`` numbers the matched names in ``names``."""
+        offsets, positions, name_numbers = [0], [], []
+        for found in entries.values():
+            for position, name in found:
+                positions.append(position)
+                name_numbers.append(numbers[name])
+            offsets.append(len(positions))
+        return cls(list(entries), offsets, positions, name_numbers, names)
+
+    def get(self, key: str, default: Sequence[Entry] = ()) -> list[Entry]:
+        """The entries under ``key`` (``default`` when none)."""
+        slot = self._slot.get(key)
+        if slot is None:
+            return list(default)
+        start, end = self._offsets[slot], self._offsets[slot + 1]
+        return [(self._positions[i], self._names[self._name_numbers[i]]) for i in range(start, end)]
+
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    def to_json(self) -> dict[str, list[Any]]:
+        return {
+            "keys": list(self._slot),
+            "offsets": self._offsets,
+            "positions": self._positions,
+            "names": self._name_numbers,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NameTables:
+    """Per node (sorted by id): id, display name, type, degree and every name it is known by
+    (its own, then its gene's for a protein); and the lookup tiers over those names."""
+
+    version: str
+    ids: list[str]
+    display: list[str]
+    types: list[str]
+    degree: list[int]
+    names: list[list[str]]
+    tiers: dict[str, Tier]
+
+    @classmethod
+    def build(cls, store: GraphStore) -> NameTables:
+        """The tables of ``store``'s current version."""
+        nodes = sorted(store.nodes(), key=lambda n: n.id)
+        position = {node.id: p for p, node in enumerate(nodes)}
+        degree = [0] * len(nodes)
+        gene_names: dict[str, list[str]] = defaultdict(list)
+        for edge in store.edges():
+            for end in (edge.head, edge.tail):
+                if end in position:
+                    degree[position[end]] += 1
+            if edge.relation == "encodes":
+                gene = store.get_node(edge.head)
+                gene_names[edge.tail].extend([gene.name, *gene.synonyms])
+        names = [
+            list(dict.fromkeys([n.name, *n.synonyms, *gene_names.get(n.id, ())])) for n in nodes
+        ]
+        entries: dict[str, dict[str, list[Entry]]] = {tier: defaultdict(list) for tier in TIERS}
+        for number, node in enumerate(nodes):
+            for name in names[number]:
+                _add_name(entries, number, node, name)
+        matched = sorted(
+            {name for tier in entries.values() for e in tier.values() for _, name in e}
+        )
+        numbers = {name: n for n, name in enumerate(matched)}
+        return cls(
+            store.version,
+            [n.id for n in nodes],
+            [n.name for n in nodes],
+            [n.type for n in nodes],
+            degree,
+            names,
+            {tier: Tier.of(entries[tier], numbers, matched) for tier in TIERS},
+        )
+
+    def save(self, path: Path) -> None:
+        """Write the tables to ``path`` atomically."""
+        first = next(iter(self.tiers.values()))
+        document = {
+            "format": FORMAT,
+            "version": self.version,
+            "ids": self.ids,
+            "display": self.display,
+            "types": self.types,
+            "degree": self.degree,
+            "names": self.names,
+            "matched": first._names,
+            "tiers": {tier: table.to_json() for tier, table in self.tiers.items()},
+        }
+        atomic_write_bytes(path, orjson.dumps(document))
+
+    @classmethod
+    def load(cls, path: Path, version: str) -> NameTables | None:
+        """The tables saved at ``path`` for KG ``version``; None when there are none for that
+        version, or the file is unreadable (then logged: the caller builds them anew)."""
+        try:
+            document = orjson.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, orjson.JSONDecodeError) as error:
+            log.warning("%s: unreadable name tables (%s); building them anew", path, error)
+            return None
+        if not isinstance(document, dict) or document.get("format") != FORMAT:
+            log.warning("%s: not kgrecall name tables; building them anew", path)
+            return None
+        if document.get("version") != version:
+            return None
+        try:
+            matched = document["matched"]
+            return cls(
+                version,
+                document["ids"],
+                document["display"],
+                document["types"],
+                document["degree"],
+                document["names"],
+                {
+                    tier: Tier(t["keys"], t["offsets"], t["positions"], t["names"], matched)
+                    for tier, t in document["tiers"].items()
+                },
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            log.warning("%s: damaged name tables (%s); building them anew", path, error)
+            return None
+
+    @classmethod
+    def write(cls, store: GraphStore, directory: Path) -> NameTables:
+        """Build ``store``'s tables and save them in ``directory`` (a KG's index folder)."""
+        tables = cls.build(store)
+        directory.mkdir(parents=True, exist_ok=True)
+        tables.save(directory / NAMES_FILE)
+        return tables
+
+    @classmethod
+    def for_store(cls, store: GraphStore, directory: Path | None) -> NameTables:
+        """The tables saved in ``directory`` for ``store``'s version, else built in memory."""
+        if directory is not None:
+            saved = cls.load(directory / NAMES_FILE, store.version)
+            if saved is not None:
+                return saved
+        return cls.build(store)
+
+
+def _add_name(
+    entries: dict[str, dict[str, list[Entry]]], position: int, node: Node, name: str
+) -> None:
+    """File one name of the node at ``position`` under every tier key it has."""
+    if not name.strip():
+        return
+    entry = (position, name)
+    if node.type in _SYMBOL_TYPES and is_symbol(name):
+        entries["symbol"][fold(name).replace(" ", "")].append(entry)
+        return
+    folded = fold(name)
+    entries["name"][folded].append(entry)
+    for key in name_keys(name, folded):
+        entries["normalized"][key].append(entry)
+        entries["compact"][compact(key)].append(entry)
+    bag = bag_of_folded(folded.split())
+    if " " in bag:  # one-word bags are the normalized key already
+        entries["word_order"][bag].append(entry)
+    if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
+        # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member
+        entries["word_order"][word_bag(_FAMILY_MEMBER_ONE.sub("", name))].append(entry)
+    if node.type in _ACRONYM_TYPES:
+        initials = acronym_of_folded(folded.split())
+        if initials:
+            entries["acronym"][initials].append(entry)

@@ -1,0 +1,64 @@
+"""Entity-name tables saved next to a KG: loaded tables answer every lookup as freshly built
+ones do, belong to one KG version, and a damaged file is rebuilt, never trusted."""
+
+from __future__ import annotations
+
+import logging
+import random
+from pathlib import Path
+
+import pytest
+
+from kgrecall.kg import Edge, NetworkXStore
+from kgrecall.kg.demo import build_demo_kg
+from kgrecall.tools import EntityIndex, NameTables
+from kgrecall.tools.name_tables import NAMES_FILE
+
+
+@pytest.fixture(scope="module")
+def demo() -> NetworkXStore:
+    return build_demo_kg(progress=False)
+
+
+def test_loaded_tables_answer_as_built_ones(demo: NetworkXStore, tmp_path: Path) -> None:
+    NameTables.write(demo, tmp_path)
+    loaded = NameTables.load(tmp_path / NAMES_FILE, demo.version)
+    assert loaded is not None
+    built, reloaded = EntityIndex(demo), EntityIndex(demo, tables=loaded)
+    rng = random.Random(0)
+    nodes = rng.sample(sorted(demo.nodes(), key=lambda n: n.id), 300)
+    mentions = [rng.choice([n.name, *n.synonyms]) for n in nodes]
+    mentions += [m.lower() for m in mentions[:50]] + [m + "s" for m in mentions[50:100]]
+    mentions += ["PD", "DLB", "TOR1A-related dystonia", "Wilson's", "GFRα2", "TrkA"]
+    for mention in mentions:
+        assert reloaded.lookup(mention) == built.lookup(mention), mention
+    assert sum(bool(built.lookup(m)) for m in mentions) > 300  # the sample links
+
+
+def test_tables_belong_to_one_kg_version(demo: NetworkXStore, tmp_path: Path) -> None:
+    NameTables.write(demo, tmp_path)
+    assert NameTables.load(tmp_path / NAMES_FILE, "another-version") is None
+    assert NameTables.load(tmp_path / "absent.json", demo.version) is None
+    changed = NetworkXStore(demo.schema)
+    changed.add_nodes(demo.nodes())
+    changed.add_edges([*demo.edges(), Edge("NCBIGene:6622", "associated_with", "ORPHA:97")])
+    # a newer version: built in memory, not read from the older file
+    tables = NameTables.for_store(changed, tmp_path)
+    assert tables.version == changed.version != demo.version
+
+
+def test_a_damaged_file_is_rebuilt_not_trusted(
+    demo: NetworkXStore, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / NAMES_FILE
+    for damage in (b"{not json", b'{"format": "something else"}', b"[1, 2]"):
+        path.write_bytes(damage)
+        with caplog.at_level(logging.WARNING):
+            assert NameTables.load(path, demo.version) is None
+        assert "building them anew" in caplog.text
+        caplog.clear()
+    truncated = NameTables.build(demo)
+    truncated.save(path)
+    path.write_bytes(path.read_bytes().replace(b'"offsets"', b'"offsetz"'))
+    assert NameTables.load(path, demo.version) is None
+    assert NameTables.for_store(demo, tmp_path).version == demo.version
