@@ -30,7 +30,7 @@ from typing import Literal
 from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
-from kgrecall.kg.loaders.names import read_mesh_terms
+from kgrecall.kg.loaders.names import read_outside_names, vocabulary_key
 from kgrecall.tools.linking import EntityIndex, LinkedEntity
 from kgrecall.tools.names import common_words
 
@@ -113,26 +113,16 @@ _GENE_TYPES = frozenset({"gene", "protein"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 8
-_VOCABULARY_SEPARATORS = re.compile(r"[\s\-–]+")
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6
 
 
 @lru_cache(maxsize=1)
-def outside_vocabulary() -> dict[str, str]:
-    """Folded name → MeSH id of the drugs, chemicals and anatomical structures of
-    ``kgrecall/data/mesh_terms.tsv.gz`` (see ``kgrecall/data/NAMES.md``)."""
-    vocabulary: dict[str, str] = {}
-    for mesh_id, _category, name in read_mesh_terms():
-        vocabulary.setdefault(_vocabulary_key(name), f"MESH:{mesh_id}")
-    vocabulary.pop("", None)
-    return vocabulary
-
-
-def _vocabulary_key(name: str) -> str:
-    """Case, hyphens and spacing folded — cheap on purpose: 54 k names are keyed per process
-    (the KG's own names get the full folding of :func:`~kgrecall.tools.names.fold`)."""
-    return " ".join(_VOCABULARY_SEPARATORS.split(name.casefold())).strip()
+def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
+    """The biomedical names of HPO, MONDO, HGNC and MeSH (drugs, chemicals, anatomy) as
+    (folded name → id, exact gene symbol → id), from ``kgrecall/data/outside_names.tsv.gz``
+    (see ``kgrecall/data/NAMES.md``)."""
+    return read_outside_names()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +136,9 @@ class Mention:
     entity_id: str
     kind: MentionKind
     in_kg: bool
+    #: KG entities of other types the same words name ("PARK17": the disease, and VPS35 by
+    #: an old symbol): the claim's relation may choose one of them instead
+    alternatives: tuple[str, ...] = ()
 
 
 class EntityExtractor:
@@ -157,6 +150,13 @@ class EntityExtractor:
         if index is not None and store is not None and index.version != store.version:
             raise KGError("the entity index was built on another KG version")
         self.index = index if index is not None or store is None else EntityIndex.shared(store)
+        #: the KG node each alternative id stands for (a MONDO or HGNC id of a KG disease or
+        #: gene): a vocabulary name of such an id names that node
+        self._by_xref: dict[str, str] = {}
+        if store is not None:
+            for node in store.nodes():
+                for xref in node.properties.get("xrefs", ()):
+                    self._by_xref.setdefault(str(xref), node.id)
 
     def extract(self, text: str) -> list[Mention]:
         """Non-overlapping mentions, left to right; identifiers win over names."""
@@ -171,10 +171,12 @@ class EntityExtractor:
         return found
 
     def _outside(self, text: str, taken: Spans) -> list[Mention]:
-        """Drugs, chemicals and anatomical structures the KG does not name (MeSH vocabulary,
-        :func:`outside_vocabulary`), on the text no other mention holds: a claim about one is
-        unverifiable, not about its other mentions. Longest match first."""
-        vocabulary = outside_vocabulary()
+        """Biomedical terms the KG's names did not match — phenotypes, diseases and genes the
+        KG lacks, drugs, chemicals, anatomical structures (:func:`outside_vocabulary`) — on the
+        text no other mention holds: a claim about one is unverifiable, not about its other
+        mentions. A name whose id the KG holds (directly or as a node's alternative id) is a
+        mention of that node. Longest match first."""
+        folded, exact = outside_vocabulary()
         tokens = list(_TOKEN.finditer(text))
         mentions: list[Mention] = []
         position = 0
@@ -185,15 +187,28 @@ class EntityExtractor:
                 start, end = tokens[position].start(), tokens[position + size - 1].end()
                 if taken.overlaps(start, end):
                     continue
-                entity_id = vocabulary.get(_vocabulary_key(text[start:end]))
-                if entity_id is not None and not self._in_kg(entity_id):
-                    mentions.append(
-                        Mention(text[start:end], start, end, entity_id, "vocabulary", False)
-                    )
-                    width = size
-                    break
+                phrase = text[start:end]
+                key = vocabulary_key(phrase)
+                entity_id = exact.get(phrase) or folded.get(key)
+                if entity_id is None and " " in key and key.endswith("s"):
+                    entity_id = folded.get(key[:-1])  # "Kayser-Fleischer rings"
+                if entity_id is None:
+                    continue
+                node_id = self._kg_node(entity_id)
+                if node_id is None:
+                    mentions.append(Mention(phrase, start, end, entity_id, "vocabulary", False))
+                else:
+                    mentions.append(Mention(phrase, start, end, node_id, "dictionary", True))
+                width = size
+                break
             position += max(width, 1)
         return mentions
+
+    def _kg_node(self, entity_id: str) -> str | None:
+        """The KG node ``entity_id`` is, or stands for as an alternative id; None outside."""
+        if self._in_kg(entity_id):
+            return entity_id
+        return self._by_xref.get(entity_id)
 
     def _in_kg(self, entity_id: str) -> bool:
         return self.store is not None and self.store.has_node(entity_id)
@@ -259,9 +274,11 @@ class EntityExtractor:
             if match is None:
                 position += 1
                 continue
-            width, entity_id = match
+            width, entity_id, alternatives = match
             start, end = tokens[position].start(), tokens[position + width - 1].end()
-            mentions.append(Mention(text[start:end], start, end, entity_id, "dictionary", True))
+            mentions.append(
+                Mention(text[start:end], start, end, entity_id, "dictionary", True, alternatives)
+            )
             position += width
         return mentions
 
@@ -274,9 +291,10 @@ class EntityExtractor:
         index: EntityIndex,
         defined: dict[str, str | None],
         sentences: _Sentences,
-    ) -> tuple[int, str] | None:
+    ) -> tuple[int, str, tuple[str, ...]] | None:
         """The widest run of words from ``position`` that names an entity (no fuzzy search:
-        a mention is a name, a synonym or one of their written variants), and its id."""
+        a mention is a name, a synonym or one of their written variants), its id, and the
+        best entity of each other type the words also name."""
         for width in range(min(MAX_NAME_WORDS, len(tokens) - position), 0, -1):
             start, end = tokens[position].start(), tokens[position + width - 1].end()
             if taken.overlaps(start, end):
@@ -284,10 +302,12 @@ class EntityExtractor:
             phrase = text[start:end]
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
-                return (1, entity_id) if entity_id else None
+                return (1, entity_id, ()) if entity_id else None
             if width == 1 and len(phrase) <= 2 and not phrase.isupper():
                 continue
             found = index.lookup(phrase)
+            if width == 1 and phrase.islower():  # "binds" is not the acronym BIND
+                found = [e for e in found if not e.matched.isupper()]
             if not found:
                 continue
             words = [t.group(0) for t in tokens[max(0, position - CUE_WINDOW) : position]]
@@ -299,7 +319,10 @@ class EntityExtractor:
                 cue = _GENE_CUE if chosen.type in _GENE_TYPES else _DISEASE_CUE
                 if not sentences.has(start, cue):
                     chosen = None
-            return None if chosen is None else (width, chosen.id)
+            if chosen is None:
+                return None
+            others = {e.type: e.id for e in reversed(found) if e.type != chosen.type}
+            return width, chosen.id, tuple(others.values())
         return None
 
     @staticmethod
@@ -377,7 +400,7 @@ def _in_context(
             return None
         if best.type == "go_term":
             return None
-        if phrase.isupper() and best.type in _CLINICAL_TYPES and not clinical_cue:
+        if best.type in _CLINICAL_TYPES and not clinical_cue:  # "falls under", "SET"
             return None
     genes = [e for e in found if e.type in _GENE_TYPES]
     clinical = [e for e in found if e.type in _CLINICAL_TYPES]

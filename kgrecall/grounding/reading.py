@@ -7,7 +7,8 @@ chorea) and (McLeod syndrome, dystonia) by "present with" — not the consecutiv
 masked (so "X-linked" is not "linked"):
 
 - **Clauses.** The sentence is cut at ``;``, at conjunctions that start a new statement
-  ("but", "whereas", "although", "while", …) and at relative pronouns ("which", "who"). A
+  ("but", "whereas", "although", "while", …; ", and Z with W" repeating the verb before) and
+  at relative pronouns ("which", "who"). A
   comma-delimited aside opened by a participle or a relative pronoun (", caused by X,") is
   its own clause.
 - **Predicates.** Every wording of the relation registry
@@ -18,8 +19,8 @@ masked (so "X-linked" is not "linked"):
   "…binds DRD1, DRD3 and DRD5"). A clause without a mention before its predicate takes the
   subject of the clause it hangs on (a relative clause: the mention before "which"; an aside
   or a later clause: the sentence's first mention). Mentions no predicate reaches are paired
-  with their neighbour — in a table row with the row's first mention — with no relation
-  claimed (a co-mention).
+  with their neighbour — in a table row with the row's first mention; beside asserted pairs,
+  only with each other, a single one left alone — with no relation claimed (a co-mention).
 - **Direction.** A passive wording ("is caused by", "is encoded by") or an inverse one
   ("is a symptom of") names the edge's tail first.
 - **Negation** counts only inside the clause that holds the pair ("…, although this has not
@@ -72,7 +73,9 @@ _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|\((?=[^)]*\))|\)"
     r"|,?\s+\b(?:but|whereas|although|though|while|however|yet|so|because|since)\b"
     r"|,\s+(?:and|or)\s+(?=\w+\s+(?:is|are|was|were|may|might|can|could|has|have|had|"
-    r"does|do|did|shows?|causes?|presents?)\b)",
+    r"does|do|did|shows?|causes?|presents?)\b)"
+    # a gapped clause: ", and [CHCHD10] with [FTD-MND]" repeats the verb of the one before
+    r"|,\s+(?:and|or)\s+(?=X+\s+(?:with|to|in|for|as|by)\s+X)",
     re.IGNORECASE,
 )
 _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
@@ -158,6 +161,17 @@ def read_assertions(
     # improves X in Y" is about levodopa, not about X and Y)
     strong = [index for index in range(len(spans)) if index not in weak or index == 0]
     row = "|" in text
+    if covered and not row:
+        # beside asserted pairs, the mentions left over pair only with each other ("X is
+        # associated with Y, and Z with W": Z–W, not Y–Z); one left alone is an aside
+        strong = [index for index in strong if index not in covered]
+        # a term outside the KG that the sentence goes on to say something about ("…, and the
+        # ΔGAG deletion accounts for most cases") is part of the claim about its subject
+        for index in sorted(weak):
+            if index not in covered and index != 0 and (0, index, frozenset()) not in seen:
+                seen.add((0, index, frozenset()))
+                clause = clauses[min(bisect_left(ends, spans[index][1]), len(clauses) - 1)]
+                found.append(Assertion(0, index, negated=_negated(clause, spans[index][1])))
     for position, index in enumerate(strong):
         if index in covered or len(strong) < 2:
             continue

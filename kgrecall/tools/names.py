@@ -2,7 +2,8 @@
 
 Each rule is a small function (tested one by one in ``tests/tools/test_names.py``):
 
-- :func:`fold` — Unicode NFKC, case, Greek letters spelled out (α → alpha), dashes, hyphens,
+- :func:`fold` — Unicode NFKC, case, Greek letters spelled out (α → alpha; inside a symbol
+  the Latin letter: "GFRα2" → "gfra2"), dashes, hyphens,
   slashes and punctuation to spaces, possessive ``'s`` dropped ("Huntington's" →
   "huntington"), Roman numerals after "type" and standing alone at the end of a name to
   digits, the word "type" before a number or code dropped ("type II" → "2", "type 2EE" →
@@ -57,6 +58,9 @@ GREEK = {
     "χ": "chi", "ψ": "psi", "ω": "omega",
 }  # fmt: skip
 _GREEK_TABLE = {ord(letter): f" {name} " for letter, name in GREEK.items()}
+#: A Greek letter between a Latin letter and a digit belongs to a symbol: "GFRα2" is GFRA2.
+_SYMBOL_GREEK = re.compile(r"(?<=[A-Za-z])([αβγδεκ])(?=\d)")
+_SYMBOL_GREEK_LATIN = {"α": "a", "β": "b", "γ": "g", "δ": "d", "ε": "e", "κ": "k"}
 _ROMAN = {
     "i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
     "ix": "9", "x": "10", "xi": "11", "xii": "12",
@@ -89,7 +93,8 @@ _AMERICAN = [
 
 def fold(text: str) -> str:
     """Lower-case words separated by single spaces (see the module docstring)."""
-    folded = unicodedata.normalize("NFKC", text).casefold().translate(_GREEK_TABLE)
+    folded = _SYMBOL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], text)
+    folded = unicodedata.normalize("NFKC", folded).casefold().translate(_GREEK_TABLE)
     folded = _ASCII_GREEK.sub(lambda m: f"{_ASCII_GREEK_NAMES[m.group(1)]} ", folded)
     folded = _POSSESSIVE.sub("", folded)
     words = _SEPARATORS.sub(" ", folded).split()

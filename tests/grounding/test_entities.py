@@ -100,6 +100,23 @@ def test_everyday_words_need_a_cue_for_their_kind(extractor: EntityExtractor) ->
     assert ids(extractor, "TBP gene repeats were sized.")["TBP"] == "NCBIGene:6908"
 
 
+def test_lower_case_words_and_verbs_are_not_names(extractor: EntityExtractor) -> None:
+    # "binds" is not the acronym BIND; "fall under" has no clinical cue for the phenotype Falls
+    assert ids(extractor, "Progranulin binds sortilin.") == {
+        "Progranulin": "NCBIGene:2896",
+        "sortilin": "uniprot:Q99523",
+    }
+    assert "fall" not in ids(extractor, "Head tremor and hand tremor fall under tremor.")
+    assert ids(extractor, "Patients had frequent falls.")["falls"] == "HP:0002527"
+
+
+def test_symbols_in_protein_name_case_and_with_greek_letters(extractor: EntityExtractor) -> None:
+    found_ids = ids(extractor, "GFRα2 binds RET, and TrkA binds NGF.")
+    assert found_ids["GFRα2"] == "uniprot:O00451"
+    assert extractor.store is not None
+    assert extractor.store.get_node(found_ids["TrkA"]).name == "NTRK1"
+
+
 def test_a_triplet_before_repeat_is_a_sequence(extractor: EntityExtractor) -> None:
     assert "GAA" not in ids(extractor, "A GAA repeat expansion in intron 1 was excluded.")
     assert ids(extractor, "GAA mutations were found.")["GAA"] == "NCBIGene:2548"

