@@ -145,13 +145,16 @@ def score(
 
 
 def in_context(items: list[Item], extractor: EntityExtractor) -> dict[int, str | None]:
-    """The id the NER gives the marked span (a mention overlapping it), or None."""
+    """The KG id the NER gives the marked span (a KG mention overlapping it), or None — a
+    span recognised as a term outside the KG is not linked."""
     found: dict[int, str | None] = {}
     for i, item in enumerate(items):
         start = item.sentence.index(item.mention)
         end = start + len(item.mention)
         overlapping = [
-            m for m in extractor.extract(item.sentence) if m.start < end and m.end > start
+            m
+            for m in extractor.extract(item.sentence)
+            if m.in_kg and m.start < end and m.end > start
         ]
         found[i] = overlapping[0].entity_id if overlapping else None
     return found
