@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from tqdm import tqdm
 from kgrecall.errors import InvalidRequestError, KGRecallError
 from kgrecall.kg import DEMO_NAME, KGLoadError, Workspace
 from kgrecall.kg.loaders import LOADERS
+from kgrecall.settings import settings
 from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL
 
 if TYPE_CHECKING:
@@ -323,11 +323,11 @@ def neo4j_store(database: str | None, schema: KGSchema | None = None) -> GraphSt
 
     from kgrecall.kg.neo4j_store import Neo4jStore
 
-    uri = os.environ.get("NEO4J_URI")
-    if not uri:
+    environment = settings()
+    if environment.neo4j_uri is None:
         raise InvalidRequestError("set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to use Neo4j")
-    auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
-    driver = GraphDatabase.driver(uri, auth=auth)
+    auth = (environment.neo4j_user, environment.neo4j_password.get_secret_value())
+    driver = GraphDatabase.driver(environment.neo4j_uri, auth=auth)
     return Neo4jStore(driver, database=database, schema=schema)
 
 
@@ -864,7 +864,7 @@ def monitor_command(
     from kgrecall.agents.monitor import plot_versions
 
     service = QueryService(
-        home, use_env_llm=False, query_log=os.environ.get("KGRECALL_QUERY_LOG") or "full"
+        home, use_env_llm=False, query_log=settings().kgrecall_query_log or "full"
     )
     report = service.monitor(kg)
     if as_json:

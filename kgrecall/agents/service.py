@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -56,6 +55,7 @@ from kgrecall.kg.errors import KGNotFoundError
 from kgrecall.kg.history import ChangeLog
 from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.llm import LLMSettings, chat_model
+from kgrecall.settings import settings
 from kgrecall.tools import (
     Candidate,
     EntityIndex,
@@ -102,7 +102,7 @@ def model_path(workspace: Workspace, kg: str, model: str) -> Path:
 def calibration_store(workspace: Workspace) -> CalibrationStore:
     """``$KGRECALL_CALIBRATION_STORE`` (a path, sqlite:/// or redis:// URL), else the
     workspace's SQLite file."""
-    location = os.environ.get("KGRECALL_CALIBRATION_STORE") or workspace.home / CALIBRATION_FILE
+    location = settings().kgrecall_calibration_store or workspace.home / CALIBRATION_FILE
     return open_calibration_store(location)
 
 
@@ -282,15 +282,15 @@ class QueryService:
         if max_loaded_kgs < 1:
             raise KGError(f"max_loaded_kgs must be at least 1, not {max_loaded_kgs}")
         self.workspace = Workspace(home)
-        mode = query_log or os.environ.get("KGRECALL_QUERY_LOG") or "off"
+        mode = query_log or settings().kgrecall_query_log or "off"
         if mode not in LOG_MODES:
             raise KGError(f"invalid query log mode {mode!r}; valid: {', '.join(LOG_MODES)}")
         #: served queries, re-checked on ingestion (None: logging off — the default)
         self.query_log = (
             None if mode == "off" else QueryLog(self.workspace.home / QUERY_LOG_FILE, mode)
         )
-        settings = LLMSettings.from_env() if llm is None and use_env_llm else None
-        self.llm = llm if llm is not None else (chat_model(settings) if settings else None)
+        llm_settings = LLMSettings.from_env() if llm is None and use_env_llm else None
+        self.llm = llm if llm is not None else (chat_model(llm_settings) if llm_settings else None)
         self.model = canonical_name(model)
         self.checkpointer = checkpointer
         self.progress = progress

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +12,7 @@ from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.kg.networkx_store import NetworkXStore
 from kgrecall.kg.persistence import load_graph, save_graph
 from kgrecall.kg.store import GraphStore
+from kgrecall.settings import settings
 
 #: KG names: ``\Z``, not ``$``, which would also match before a trailing newline.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
@@ -22,7 +22,8 @@ GRAPH_FILE = "graph.json.gz"
 
 
 def default_home() -> Path:
-    return Path(os.environ.get("KGRECALL_HOME") or Path.home() / ".cache" / "kgrecall")
+    """``KGRECALL_HOME``, else ``~/.cache/kgrecall``."""
+    return settings().kgrecall_home or Path.home() / ".cache" / "kgrecall"
 
 
 class Workspace:

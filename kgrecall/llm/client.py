@@ -10,18 +10,18 @@ callers can fall back to their offline path.
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
 from kgrecall.errors import UpstreamError
+from kgrecall.settings import DEFAULT_LLM_MODEL, settings
 
 if TYPE_CHECKING:  # langchain loads only when a model is actually called
     from langchain_core.language_models import BaseChatModel
 
-DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_MODEL = DEFAULT_LLM_MODEL
 Schema = TypeVar("Schema", bound=BaseModel)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -42,21 +42,14 @@ class LLMSettings(BaseModel):
     def from_env(cls) -> LLMSettings | None:
         """Settings from ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` / ``KGRECALL_LLM_MODEL`` /
         ``KGRECALL_LLM_TIMEOUT``; None (no LLM) when no API key is set."""
-        key = os.environ.get("OPENAI_API_KEY")
-        if not key:
+        environment = settings()
+        if environment.openai_api_key is None:
             return None
-        timeout = os.environ.get("KGRECALL_LLM_TIMEOUT", "30")
-        try:
-            seconds = float(timeout)
-        except ValueError:
-            raise LLMError(
-                f"KGRECALL_LLM_TIMEOUT must be a number of seconds, got {timeout!r}"
-            ) from None
         return cls(
-            api_key=SecretStr(key),
-            model=os.environ.get("KGRECALL_LLM_MODEL", DEFAULT_MODEL),
-            base_url=os.environ.get("OPENAI_BASE_URL") or None,
-            timeout_s=seconds,
+            api_key=environment.openai_api_key,
+            model=environment.kgrecall_llm_model,
+            base_url=environment.openai_base_url,
+            timeout_s=environment.kgrecall_llm_timeout,
         )
 
 

@@ -35,7 +35,6 @@ import hmac
 import ipaddress
 import json
 import logging
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -67,6 +66,7 @@ from kgrecall.kg.history import ChangeLog
 from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.kg.loaders.records import batch_from_records
 from kgrecall.service.jobs import CalibrationJobs, CalibrationRequest, Job, JobStatus
+from kgrecall.settings import settings
 from kgrecall.tools import QueryTree
 from kgrecall.tools.query import (
     DEFAULT_TREE_LIMITS,
@@ -347,10 +347,12 @@ def create_app(
     ``Retry-After``. ``preload`` names KGs to start loading at once. Reports over
     ``heavy_report_chars`` are grounded ``heavy_slots`` at a time; one that waits longer than
     ``load_wait_s`` for a slot gets 503 + ``Retry-After``."""
-    key = admin_key if admin_key is not None else os.environ.get("KGRECALL_ADMIN_KEY") or None
-    unauthenticated = allow_unauthenticated_admin or (
-        os.environ.get("KGRECALL_ADMIN_AUTH", "").lower() == "disabled"
-    )
+    environment = settings()
+    configured = environment.kgrecall_admin_key
+    key = admin_key
+    if key is None and configured is not None:
+        key = configured.get_secret_value()
+    unauthenticated = allow_unauthenticated_admin or environment.kgrecall_admin_auth == "disabled"
     if key is None and not unauthenticated:
         raise KGError(
             "the platform routes need an admin key: set KGRECALL_ADMIN_KEY, or disable admin "

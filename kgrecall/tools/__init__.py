@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
     from kgrecall.tools.langchain import make_retrieval_tools
     from kgrecall.tools.linking import MIN_LINK_SCORE, EntityIndex, LinkedEntity
-    from kgrecall.tools.name_tables import NameTables
     from kgrecall.tools.linkpred import (
         LinkPredictor,
         LinkPredictorError,
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
         RankMetrics,
         TrainingConfig,
     )
+    from kgrecall.tools.name_tables import NameTables
     from kgrecall.tools.query import (
         SHAPES,
         TOPOLOGIES,

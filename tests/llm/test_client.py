@@ -6,6 +6,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from pydantic import BaseModel, SecretStr
 
+from kgrecall.errors import InvalidRequestError
 from kgrecall.llm import LLMError, LLMSettings, chat_model, structured_call
 from tests.llm_server import OpenAIStub, Reply
 
@@ -35,7 +36,7 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert configured.base_url == "http://127.0.0.1:9/v1"
     assert "sk-x" not in repr(configured)  # the key is a secret, never printed
     monkeypatch.setenv("KGRECALL_LLM_TIMEOUT", "soon")
-    with pytest.raises(LLMError, match="KGRECALL_LLM_TIMEOUT must be a number"):
+    with pytest.raises(InvalidRequestError, match=r"KGRECALL_LLM_TIMEOUT: .*number"):
         LLMSettings.from_env()
 
 

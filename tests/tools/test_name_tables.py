@@ -48,12 +48,17 @@ def test_tables_belong_to_one_kg_version(demo: NetworkXStore, tmp_path: Path) ->
 
 
 def test_a_damaged_file_is_rebuilt_not_trusted(
-    demo: NetworkXStore, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    demo: NetworkXStore,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     path = tmp_path / NAMES_FILE
+    # a library's logging.config may have disabled loggers created before it ran
+    monkeypatch.setattr(logging.getLogger("kgrecall.tools.name_tables"), "disabled", False)
     for damage in (b"{not json", b'{"format": "something else"}', b"[1, 2]"):
         path.write_bytes(damage)
-        with caplog.at_level(logging.WARNING):
+        with caplog.at_level(logging.WARNING, logger="kgrecall.tools.name_tables"):
             assert NameTables.load(path, demo.version) is None
         assert "building them anew" in caplog.text
         caplog.clear()
