@@ -46,10 +46,9 @@ class Workspace:
         return self.kg_dir(name) / GRAPH_FILE
 
     def artifact_path(self, name: str, kind: str, filename: str) -> Path:
-        """Where a KG's derived artifact lives, e.g. ``models/rotate.pt`` (created on demand)."""
-        folder = self.kg_dir(name) / kind
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder / filename
+        """Where a KG's derived artifact lives, e.g. ``models/rotate.pt``: a path only (asking
+        creates nothing; writers make the folder when they save)."""
+        return self.kg_dir(name) / kind / filename
 
     def names(self) -> list[str]:
         root = self.home / "kgs"

@@ -57,7 +57,7 @@ from kgrecall.agents.service import (
     SchemaResponse,
     SearchResponse,
 )
-from kgrecall.calibration import Method
+from kgrecall.calibration import Level, Method
 from kgrecall.errors import KGRecallError, http_status
 from kgrecall.grounding import DEFAULT_MAX_CHARS, GroundingResult
 from kgrecall.kg import KGError, KGSchema, normalize_curie
@@ -71,14 +71,13 @@ from kgrecall.tools import QueryTree
 from kgrecall.tools.query import (
     DEFAULT_TREE_LIMITS,
     QueryTreeLimitError,
+    Topology,
     TreeLimits,
     check_tree,
     projections,
 )
 
 log = logging.getLogger("kgrecall.service")
-Level = Literal["fast", "thorough", "exhaustive"]
-Topology = Literal["1p", "2p", "3p", "2i", "3i", "ip", "pi", "2u", "up"]
 DEFAULT_TOPOLOGIES: tuple[Topology, ...] = ("1p", "2p", "2i", "2u")
 DEFAULT_METHODS: tuple[Method, ...] = ("crc",)
 T = TypeVar("T")

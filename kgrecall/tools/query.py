@@ -72,8 +72,10 @@ for _model in (ProjectQuery, IntersectQuery, UnionQuery):
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(QueryTree)
 
-#: Shape signature → topology name (the complex-query literature's names).
-_TOPOLOGIES = {
+#: The query shapes of the complex-query literature, by name.
+Topology = Literal["1p", "2p", "3p", "2i", "3i", "ip", "pi", "2u", "up"]
+#: Shape signature → topology name.
+_TOPOLOGIES: dict[str, Topology] = {
     "p(e)": "1p",
     "p(p(e))": "2p",
     "p(p(p(e)))": "3p",
@@ -84,7 +86,7 @@ _TOPOLOGIES = {
     "u(p(e),p(e))": "2u",
     "p(u(p(e),p(e)))": "up",
 }
-TOPOLOGIES: tuple[str, ...] = tuple(_TOPOLOGIES.values())
+TOPOLOGIES: tuple[Topology, ...] = tuple(_TOPOLOGIES.values())
 SHAPES: dict[str, str] = {name: signature for signature, name in _TOPOLOGIES.items()}
 QueryNode = EntityQuery | ProjectQuery | IntersectQuery | UnionQuery
 

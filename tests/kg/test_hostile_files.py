@@ -153,3 +153,20 @@ def test_a_kill_9_leftover_is_cleaned_by_the_next_write(tmp_path: Path) -> None:
     age(leftover, STALE_TEMP_AGE_S + 60)
     atomic_write_bytes(target, b"model")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.pt"]
+
+
+def test_asking_for_paths_creates_nothing(tmp_path: Path) -> None:
+    """Paths are pure: asking where a model of an absent KG would live, or listing the KGs,
+    leaves the workspace untouched (a listing used to create ``kgs/NAME/models/``)."""
+    from kgrecall.agents.service import QueryService, model_path
+
+    workspace = Workspace(tmp_path)
+    path = model_path(workspace, "absent", "RotatE")
+    assert path.parent == tmp_path / "kgs" / "absent" / "models"
+    assert not (tmp_path / "kgs").exists()
+    workspace.save(small_store(), "mine")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    service = QueryService(tmp_path, use_env_llm=False, progress=False)
+    assert [d["name"] for d in service.databases()] == ["mine"]
+    model_path(workspace, "mine", "RotatE")
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

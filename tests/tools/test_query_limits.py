@@ -72,3 +72,12 @@ def test_limits_are_configurable() -> None:
         parse_query(chain(3), limits=tight)
     loose = TreeLimits(max_depth=300, max_nodes=300)
     parse_query(chain(250), limits=loose)
+
+
+def test_topology_names_are_one_list() -> None:
+    """The Literal the HTTP models validate against and the tuple the code iterates agree."""
+    from typing import get_args
+
+    from kgrecall.tools.query import SHAPES, TOPOLOGIES, Topology
+
+    assert get_args(Topology) == TOPOLOGIES and set(SHAPES) == set(TOPOLOGIES)
