@@ -1,0 +1,82 @@
+"""Wall time of the ``kgrecall`` command in fresh processes, imports and loading included.
+
+    python benchmarks/cli_latency.py [--runs 5]
+
+What a user waits for on a warm demo home (after ``make demo``): ``kgrecall --help``,
+``kgrecall ground`` of a one-page report, and ``kgrecall ask`` at the fast level (no LLM).
+Median (and min / max) of ``--runs`` runs each. Writes ``benchmarks/results/cli_latency.md``.
+Targets (issue #18): ``--help`` ≤ 1 s, ``ask`` ≤ 3 s; (issue #17) ``ground`` ≤ 3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+REPORT = HERE / "data" / "grounding" / "r01.md"
+QUESTION = "Which genes are associated with Parkinson disease 4?"
+COMMANDS: dict[str, tuple[list[str], float]] = {
+    "kgrecall --help": (["--help"], 1.0),
+    "kgrecall ground r01.md": (["ground", str(REPORT), "--kg", "demo"], 3.0),
+    "kgrecall ask (fast)": (["ask", QUESTION, "--level", "fast"], 3.0),
+}
+
+
+def wall_times(arguments: list[str], runs: int) -> list[float]:
+    """Seconds per run of ``kgrecall ARGUMENTS`` in a fresh process."""
+    command = shutil.which("kgrecall") or "kgrecall"
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([command, *arguments], check=True, capture_output=True, env=environment)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    rows = []
+    figures: dict[str, dict[str, float]] = {}
+    for name, (arguments, target) in COMMANDS.items():
+        times = wall_times(arguments, args.runs)
+        median = statistics.median(times)
+        figures[name] = {"median_s": median, "min_s": min(times), "max_s": max(times)}
+        verdict = "met" if median <= target else "**missed**"
+        rows.append(
+            f"| `{name}` | {median:.2f} s | {min(times):.2f}–{max(times):.2f} s "
+            f"| ≤ {target:g} s: {verdict} |"
+        )
+    page = "\n".join(
+        [
+            "# Command-line latency (demo KG, warm home)",
+            "",
+            f"`python benchmarks/cli_latency.py --runs {args.runs}` — fresh process per run, "
+            f"imports and loading included; {platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}.",
+            "",
+            "| command | median | range | target |",
+            "|---|---|---|---|",
+            *rows,
+            "",
+        ]
+    )
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "cli_latency.json").write_text(json.dumps(figures, indent=2) + "\n")
+    (RESULTS / "cli_latency.md").write_text(page)
+    print(page)
+
+
+if __name__ == "__main__":
+    main()
