@@ -61,12 +61,13 @@ bench-drift: setup
 bench-grounding: setup
 	$(BIN)/python benchmarks/grounding.py
 
-# Planner exact match (templated and written questions), ask latency per level, HTTP throughput (after `make demo`; ~5 min).
+# Planner exact match (templated and written questions), ask latency per level, HTTP throughput, command-line latency (after `make demo`; ~7 min).
 bench-agent: setup
 	$(BIN)/python benchmarks/planning.py
 	$(BIN)/python benchmarks/planning_questions.py
 	$(BIN)/python benchmarks/ask_latency.py --questions 60
 	$(BIN)/python benchmarks/service.py --requests 200 --concurrency 50
+	$(BIN)/python benchmarks/cli_latency.py --runs 5
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
