@@ -613,24 +613,11 @@ def _read_batch(path: Path) -> list[tuple[object, QueryNode]]:
 
 
 def _answer_line(identifier: object, answer: CalibratedAnswer, max_results: int | None) -> str:
-    kept = answer.top(max_results)
-    line: dict[str, object] = {
-        "id": identifier,
-        "answers": [
-            {
-                "id": c.id,
-                "name": c.name,
-                "score": round(c.score, 6),
-                "tool": c.tools[-1] if c.tools else None,
-                "evidence": [t.model_dump() for e in c.evidence for t in e.triples],
-            }
-            for c in kept
-        ],
-        "completeness": answer.completeness.model_dump(),
-    }
-    if len(kept) < answer.total:
-        line["truncated"] = {"returned": len(kept), "total": answer.total}
-    return json.dumps(line, ensure_ascii=False)
+    """One JSONL line: the batch item's id, then the service's QueryResponse fields."""
+    from kgrecall.agents.service import query_response
+
+    response = query_response(answer, max_results).model_dump(mode="json", exclude={"timings"})
+    return json.dumps({"id": identifier, **response}, ensure_ascii=False)
 
 
 @app.command("query")

@@ -216,15 +216,17 @@ def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) ->
     assert first["id"] == "a" and second["id"] == 7
     assert 0 < len(first["answers"]) <= 3
     answer = first["answers"][0]
-    assert set(answer) == {"id", "name", "score", "tool", "evidence"}
-    assert answer["tool"] in ("graph_traversal", "neural_completion")
+    # the same fields as the HTTP QueryResponse (one serialisation)
+    assert set(first) == {"id", "answers", "total", "truncated", "evidence_truncated",
+                          "completeness"}  # fmt: skip
+    assert set(answer) == {"id", "name", "type", "score", "found_by", "evidence"}
+    assert answer["found_by"] in ("graph_traversal", "neural_completion")
     assert answer["evidence"][0]["head"] == "uk" or answer["evidence"][0]["tail"] == "uk"
     block = first["completeness"]
     assert block["level"] == "thorough" and block["calibration_id"]
     assert block["guarantee"].startswith("expected recall ≥ 0.80 (conformal risk control)")
     assert 0 < block["estimated_recall"] <= 1
-    if "truncated" in first:
-        assert first["truncated"]["returned"] == 3
+    assert first["truncated"] == (first["total"] > 3)
     assert second["completeness"]["guarantee"].startswith("none: topology 2p is not calibrated")
 
     bad = tmp_path / "bad.jsonl"

@@ -606,15 +606,8 @@ class QueryService:
         answer = self.resources(kg).retriever.query(
             tree, level=level, recall_target=recall_target, method=method
         )
-        answers, evidence_truncated = _answers(answer.top(max_results))
-        return QueryResponse(
-            answers=answers,
-            total=answer.total,
-            truncated=len(answers) < answer.total,
-            evidence_truncated=evidence_truncated,
-            completeness=answer.completeness,
-            timings={"execute_ms": round((time.perf_counter() - started) * 1000, 3)},
-        )
+        execute_ms = round((time.perf_counter() - started) * 1000, 3)
+        return query_response(answer, max_results, timings={"execute_ms": execute_ms})
 
     def search(
         self, text: str, *, kg: str = "demo", k: int = 10, node_types: Sequence[str] | None = None
@@ -775,6 +768,23 @@ class QueryService:
 def _check_max_results(max_results: int) -> None:
     if not 1 <= max_results <= MAX_RESULTS_CAP:
         raise KGError(f"max_results must be between 1 and {MAX_RESULTS_CAP}, got {max_results}")
+
+
+def query_response(
+    answer: CalibratedAnswer, max_results: int | None, *, timings: dict[str, float] | None = None
+) -> QueryResponse:
+    """The one serialisation of a calibrated answer set (HTTP, MCP, the CLI's ``query``): the
+    best ``max_results`` answers (all: None) with their evidence, the total and the
+    completeness block."""
+    answers, evidence_truncated = _answers(answer.top(max_results))
+    return QueryResponse(
+        answers=answers,
+        total=answer.total,
+        truncated=len(answers) < answer.total,
+        evidence_truncated=evidence_truncated,
+        completeness=answer.completeness,
+        timings=timings or {},
+    )
 
 
 def _answers(candidates: list[Candidate]) -> tuple[list[Answer], bool]:
