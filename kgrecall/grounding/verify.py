@@ -301,10 +301,28 @@ class PathVerifier:
 
     def identities(self, entity: str) -> list[str]:
         """``entity`` and the nodes a claim means by the same name: a gene and the protein it
-        encodes (relations the registry marks as naming one entity)."""
-        return [entity] + [
-            other for other, edge in self._neighbours(entity) if edge.relation in IDENTITY
-        ]
+        encodes (relations the registry marks as naming one entity), and other records of the
+        same disease (an OMIM and an Orphanet node that share a MONDO id)."""
+        named = [other for other, edge in self._neighbours(entity) if edge.relation in IDENTITY]
+        return list(dict.fromkeys([entity, *named, *self._records.get(entity, ())]))
+
+    @cached_property
+    def _records(self) -> dict[str, tuple[str, ...]]:
+        """Node → the other nodes that stand for the same MONDO term (through their xrefs, or
+        by being that term's node)."""
+        by_term: dict[str, set[str]] = {}
+        for node in self.store.nodes():
+            terms = [
+                str(x) for x in node.properties.get("xrefs", ()) if str(x).startswith("MONDO:")
+            ]
+            for term in terms + ([node.id] if node.id.startswith("MONDO:") else []):
+                by_term.setdefault(term, set()).add(node.id)
+        records: dict[str, set[str]] = {}
+        for members in by_term.values():
+            if len(members) > 1:
+                for member in members:
+                    records.setdefault(member, set()).update(members - {member})
+        return {node: tuple(sorted(others)) for node, others in records.items()}
 
     def _relation_conflicts(self, claimed: frozenset[str], subject: str, obj: str) -> list[str]:
         """What the direct edges between ``subject`` and ``obj`` say against the claim."""

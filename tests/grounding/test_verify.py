@@ -178,3 +178,16 @@ def test_denying_an_indirect_link_is_no_conflict(store: NetworkXStore) -> None:
     # a direct edge of the denied relation is a contradiction
     direct = claim(verifier, "SNCA lacks the phenotype parkinsonism.", ["G1", "P1"])
     assert direct.conflicts and direct.conflicts[0].startswith("the claim denies it")
+
+
+def test_two_records_of_one_disease_are_one_end_of_a_claim(demo: NetworkXStore) -> None:
+    """An OMIM and an Orphanet record that share a MONDO id are one disease: NIPA1's edge to
+    the OMIM record of SPG13 grounds a claim naming its Orphanet record in one hop."""
+    verifier = PathVerifier(demo)
+    assert "OMIM:605280" in verifier.identities("ORPHA:100994")
+    assert demo.get_edge("NCBIGene:123606", "associated_with", "ORPHA:100994") is None
+    verdict = verifier.verify_pair("NCBIGene:123606", "ORPHA:100994")
+    assert verdict.label == "grounded"
+    assert [(e.head, e.tail) for e in verdict.path] == [("NCBIGene:123606", "OMIM:605280")]
+    # records are grouped by MONDO id only: an unrelated disease is not pulled in
+    assert "OMIM:613364" not in verifier.identities("ORPHA:100994")
