@@ -329,6 +329,22 @@ def label_table(per_label: dict[str, dict[str, float]]) -> list[str]:
     ]
 
 
+def confusion_table(
+    row_name: str, rows: tuple[str, ...], confusion: dict[str, dict[str, int]]
+) -> list[str]:
+    """A confusion matrix (rows: gold labels or categories, columns: predicted labels and
+    ``none``) as markdown table lines."""
+    columns = [*LABELS, "none"]
+    return [
+        f"| {row_name} | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+        *(
+            f"| {r} | " + " | ".join(str(confusion[r].get(c, 0)) for c in columns) + " |"
+            for r in rows
+        ),
+    ]
+
+
 def score(claims: list[LabelledClaim], found: list[list[ClaimResult]]) -> dict[str, object]:
     """Per-label precision/recall/F1, the confusion matrix and the conflict checks."""
     order = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
@@ -773,14 +789,7 @@ def reports_markdown(figures: dict[str, object]) -> str:
             "Confusion (rows: gold, columns: predicted; `none`: the line was not found as a "
             "claim):",
             "",
-            "| gold | " + " | ".join([*LABELS, "none"]) + " |",
-            "|---|" + "---|" * (len(LABELS) + 1),
-            *(
-                f"| {c} | "
-                + " | ".join(str(confusion[c].get(p, 0)) for p in [*LABELS, "none"])
-                + " |"
-                for c in LABELS
-            ),
+            *confusion_table("gold", LABELS, confusion),
             "",
         ]
     return "\n".join(lines)
@@ -822,12 +831,7 @@ def markdown(figures: dict[str, object]) -> str:
         "Confusion matrix (rows: generated category, columns: predicted label; `none`: the "
         "sentence was not found as a claim). Plot: `grounding_confusion.png`.",
         "",
-        "| category | " + " | ".join([*LABELS, "none"]) + " |",
-        "|---|" + "---|" * (len(LABELS) + 1),
-        *(
-            f"| {c} | " + " | ".join(str(confusion[c].get(p, 0)) for p in [*LABELS, "none"]) + " |"
-            for c in CATEGORIES
-        ),
+        *confusion_table("category", CATEGORIES, confusion),
         "",
     ]
     return "\n".join(lines)
