@@ -17,9 +17,8 @@ from __future__ import annotations
 import operator
 import time
 from collections.abc import Callable
-from typing import Annotated, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, cast
 
-from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Checkpointer
 
@@ -29,6 +28,9 @@ from kgrecall.calibration import AnswerPage, CalibratedRetriever
 from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.llm import LLMError
 from kgrecall.tools import parse_query
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 NODES = ("plan", "execute", "synthesize", "ground")
 

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from scipy.stats import beta, t
 
 from kgrecall.calibration import CalibratedAnswer, ConformalGate, ScoredGraph
 from kgrecall.errors import NotFoundError
@@ -126,6 +125,8 @@ def mean_estimate(values: Sequence[float], confidence: float) -> Estimate | None
     mean = sum(values) / len(values)
     if len(values) == 1:
         return Estimate(value=mean, interval=(0.0, 1.0), n=1)
+    from scipy.stats import t  # ~0.7 s to import: only when a monitor report is made
+
     variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
     quantile = float(t.ppf(0.5 + confidence / 2, len(values) - 1))
     half = quantile * math.sqrt(variance / len(values))
@@ -155,6 +156,8 @@ def clopper_pearson(successes: int, trials: int, confidence: float) -> tuple[flo
     """The exact two-sided binomial interval for ``successes`` of ``trials``."""
     if trials <= 0:
         raise KGError("an interval needs at least one trial")
+    from scipy.stats import beta
+
     tail = (1.0 - confidence) / 2.0
     low = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
     high = (

@@ -42,10 +42,9 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field, ValidationError
 
 from kgrecall.errors import NotFoundError, UnreadableQuestionError
@@ -67,6 +66,9 @@ from kgrecall.tools import (
     validate_query,
 )
 from kgrecall.tools import anchors as query_anchors
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 #: An anchor whose runner-up links within this margin is reported as ambiguous.
 AMBIGUITY_MARGIN = 0.05
@@ -738,10 +740,10 @@ class OfflinePlanner:
                 f"{mention!r} is a {exact[0].type} ({exact[0].id}), but the KG's {relation!r} "
                 f"edges do not connect it to {answer_type or 'any type'} (they connect {signature})"
             )
-        found = self.linker.link(mention, k=5, node_types=accepted or None)
+        found = self.linker.link(mention, k=5, node_types=accepted or None, fuzzy="fallback")
         core = _core_name(mention)
         if not found and core != mention:
-            found = self.linker.link(core, k=5, node_types=accepted or None)
+            found = self.linker.link(core, k=5, node_types=accepted or None, fuzzy="fallback")
         if not found:
             types = ", ".join(sorted(accepted)) or "any"
             closest = self.linker.fuzzy(mention, k=1, node_types=accepted or None)

@@ -14,8 +14,8 @@ mentions, in its summary, an entity of the answer type that is not an answer.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from kgrecall.agents.planner import QueryPlan
@@ -26,6 +26,9 @@ from kgrecall.kg.relations import RELATIONS
 from kgrecall.llm import LLMError, structured_call
 from kgrecall.prompts import load_prompt
 from kgrecall.tools import Candidate, EvidenceTriple
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 #: The heading above the answers: the part of the report that states facts (and is grounded).
 FINDINGS_HEADING = "### Answers"

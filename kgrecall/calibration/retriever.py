@@ -12,6 +12,7 @@ calibration store cannot be read).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -146,6 +147,7 @@ class CalibratedRetriever:
         *,
         kg_name: str,
         predictor: CompletionModel | None = None,
+        load_predictor: Callable[[], CompletionModel | None] | None = None,
         calibrations: CalibrationStore | None = None,
         gate: GateConfig | None = None,
         method: Method = "crc",
@@ -158,13 +160,40 @@ class CalibratedRetriever:
         #: called with every answer served; what it returns is the answer's ``query_id``
         self.on_answer = on_answer
         self.kg_name = kg_name
-        self.predictor = predictor
+        if predictor is not None and load_predictor is not None:
+            raise KGError("give the predictor or a function that loads it, not both")
+        self._predictor = predictor
+        self._load_predictor = load_predictor
         self.calibrations = calibrations
         self.method: Method = method
         self.conditioning: Conditioning = conditioning
-        self.gate = ConformalGate(ScoredGraph(store, predictor, gate))
         self._gate_config = gate
+        self._gate: ConformalGate | None = None
         self._retrieval_gate: ConformalGate | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def predictor(self) -> CompletionModel | None:
+        """The completion model; loaded on first use when given as ``load_predictor`` (the
+        retrieval-only level never loads it, nor torch)."""
+        with self._lock:
+            if self._load_predictor is not None:
+                self._predictor, self._load_predictor = self._load_predictor(), None
+            return self._predictor
+
+    @property
+    def gate(self) -> ConformalGate:
+        """The gate over the store and the completion model bound to it (built once)."""
+        with self._lock:
+            if self._gate is None:
+                self._gate = ConformalGate(
+                    ScoredGraph(self.store, self.predictor, self._gate_config)
+                )
+            return self._gate
+
+    def warm(self) -> None:
+        """Load the completion model and bind it to the store now, not on the first query."""
+        _ = self.gate
 
     @property
     def predictor_id(self) -> str:
@@ -289,9 +318,12 @@ class CalibratedRetriever:
         return CalibratedAnswer(completeness, result)
 
     def _retrieval_only_gate(self) -> ConformalGate:
-        if self._retrieval_gate is None:
-            self._retrieval_gate = ConformalGate(ScoredGraph(self.store, None, self._gate_config))
-        return self._retrieval_gate
+        with self._lock:
+            if self._retrieval_gate is None:
+                self._retrieval_gate = ConformalGate(
+                    ScoredGraph(self.store, None, self._gate_config)
+                )
+            return self._retrieval_gate
 
     def _uncalibrated(
         self,
@@ -300,7 +332,8 @@ class CalibratedRetriever:
         target: float | None,
         reason: str,
     ) -> CalibratedAnswer:
-        result = self.gate.run(query)
+        gate = self._retrieval_only_gate()  # retrieval only: the model is not needed
+        result = gate.run(query)
         completeness = Completeness(
             level=label,
             recall_target=target,
@@ -309,7 +342,7 @@ class CalibratedRetriever:
             neural_augmented=False,
             retrieval_only_hops=result.retrieval_only_hops,
             hybrid_hops=0,
-            thresholds=[self.gate.routing_threshold] * hop_depths(query),
+            thresholds=[gate.routing_threshold] * hop_depths(query),
             answer_type_size=result.answer_type_size,
             retrieved_answers=result.retrieved,
             notes=result.notes,

@@ -13,8 +13,8 @@ heuristic extractor and says so.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from kgrecall.grounding.claims import (
@@ -26,6 +26,9 @@ from kgrecall.grounding.claims import (
 )
 from kgrecall.llm import LLMError, structured_call
 from kgrecall.prompts import load_prompt
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 #: Largest chunk of the report sent in one call (characters).
 DEFAULT_CHUNK_CHARS = 12_000

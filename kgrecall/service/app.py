@@ -364,7 +364,7 @@ def create_app(
         )
     core = service or QueryService()
     for name in preload:
-        core.load(name)  # unknown names fail here, before the app serves
+        core.load(name, warm=True)  # unknown names fail here, before the app serves
     jobs = CalibrationJobs(core)
     app = FastAPI(
         title="kgrecall",

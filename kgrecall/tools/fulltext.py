@@ -16,10 +16,10 @@ similarity through an inverted trigram index (no scan of all names).
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 
-import bm25s
 import numpy as np
 
 from kgrecall.kg import GraphStore, KGError
@@ -69,6 +69,22 @@ class FulltextIndex:
 
     def __init__(self, store: GraphStore) -> None:
         self.version = store.version
+        self._store = store
+        self._lock = threading.Lock()
+        self._ready = False
+
+    def warm(self) -> None:
+        """Build the index now (≈ 2 s on the demo KG); otherwise the first search builds it,
+        so that a process that never searches by text never pays for it."""
+        with self._lock:
+            if self._ready:
+                return
+            if self._store.version != self.version:
+                raise KGError("the KG changed after its fulltext index was made")
+            self._build(self._store)
+            self._ready = True
+
+    def _build(self, store: GraphStore) -> None:
         nodes = sorted(store.nodes(), key=lambda n: n.id)
         self._ids = [n.id for n in nodes]
         self._names = [n.name for n in nodes]
@@ -77,6 +93,8 @@ class FulltextIndex:
         for node in nodes:
             description = str(node.properties.get("definition", ""))
             documents.append(tokenize(" ".join([node.id, node.name, *node.synonyms, description])))
+        import bm25s  # imported with the first build: ≈ 0.3 s a command may not need
+
         self._retriever = bm25s.BM25()
         self._retriever.index(documents, show_progress=False)
         self._vocabulary = set(self._retriever.vocab_dict)
@@ -98,6 +116,7 @@ class FulltextIndex:
 
     def exact_ids(self, text: str, *, node_types: Collection[str] | None = None) -> list[str]:
         """Entities whose id, name or a synonym equals ``text`` (up to case and punctuation)."""
+        self.warm()
         mask = None if node_types is None else np.isin(self._types, list(node_types))
         return [self._ids[p] for p in self._exact_positions(text, mask)]
 
@@ -108,6 +127,7 @@ class FulltextIndex:
         scores divided by the best BM25 score."""
         if k < 1:
             raise KGError(f"k must be at least 1, got {k}")
+        self.warm()
         tokens = [t for t in tokenize(text) if t in self._vocabulary]
         if not tokens or not self._ids:
             return []
@@ -151,6 +171,7 @@ class FulltextIndex:
 
     def suggest(self, text: str, *, k: int = 5, min_similarity: float = 0.3) -> list[Suggestion]:
         """Names close to ``text`` by character trigrams (for misspelled names)."""
+        self.warm()
         query = trigrams(text)
         overlap: dict[int, int] = {}
         for gram in query:

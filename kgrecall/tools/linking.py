@@ -303,19 +303,30 @@ class EntityIndex:
     # -- linking -------------------------------------------------------------------------------
 
     def link(
-        self, mention: str, *, k: int = 5, node_types: Collection[str] | None = None
+        self,
+        mention: str,
+        *,
+        k: int = 5,
+        node_types: Collection[str] | None = None,
+        fuzzy: Literal["fill", "fallback"] = "fill",
     ) -> list[LinkedEntity]:
         """The ``k`` best entities for ``mention`` scoring at least ``min_score``, best first:
-        tiered matches, then fuzzy candidates (an empty list means "not linked")."""
+        tiered matches, then fuzzy candidates (an empty list means "not linked").
+
+        ``fuzzy="fill"`` tops up fewer than ``k`` tiered matches with fuzzy ones;
+        ``"fallback"`` asks for fuzzy candidates only when nothing matched by name — a fuzzy
+        hit never outranks a tiered one, and the vector model then need not be loaded."""
         if k < 1:
             raise KGError(f"k must be at least 1, got {k}")
         found = self.lookup(mention, node_types=node_types)
         seen = {e.id for e in found}
-        if len(found) < k:
-            fuzzy = [e for e in self.fuzzy(mention, k=k, node_types=node_types) if e.id not in seen]
+        if len(found) < k and (fuzzy == "fill" or not found):
+            similar = [
+                e for e in self.fuzzy(mention, k=k, node_types=node_types) if e.id not in seen
+            ]
             # A fuzzy hit never outranks a tiered one.
             ceiling = min((e.score for e in found), default=1.0)
-            found += [replace(e, score=min(e.score, ceiling)) for e in fuzzy]
+            found += [replace(e, score=min(e.score, ceiling)) for e in similar]
         found = [e for e in found if e.score >= self.min_score or e.match == "acronym"]
         return found[:k]
 

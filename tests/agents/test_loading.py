@@ -4,6 +4,9 @@ unloaded), and evidence per response is capped."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -116,3 +119,40 @@ def test_evidence_past_the_response_budget_is_left_out_and_said(
     assert [a.id for a in capped.answers] == [a.id for a in full.answers]  # answers all kept
     assert sum(len(answer.evidence) for answer in capped.answers) <= 3
     assert capped.answers[0].evidence == full.answers[0].evidence
+
+
+LAZY_PROBE = """
+import sys
+from kgrecall.agents import QueryService
+
+heavy = ("torch", "sentence_transformers", "bm25s", "scipy.stats")
+service = QueryService(sys.argv[1], use_env_llm=False, progress=False)
+edge = next(iter(service.resources("a").store.edges()))
+tree = {"op": "project", "relation": edge.relation, "input": {"op": "entity", "id": edge.head}}
+answers = service.query(tree, kg="a", level="fast").answers
+print(edge.tail in {answer.id for answer in answers})
+print(",".join(m for m in heavy if m in sys.modules))
+service.resources("a").warm()
+print(",".join(m for m in heavy if m in sys.modules))
+print(service.resources("a").retriever.predictor is not None)
+"""
+
+
+def test_the_fast_level_loads_no_model_and_warm_loads_them(small_home: Path) -> None:
+    """Retrieval only needs no completion model, no sentence embedder, no BM25 index: a
+    command asking at the fast level imports none of them (torch alone costs seconds);
+    ``warm`` (a server's start) builds them all."""
+    QueryService(small_home, **CHEAP).resources("a")  # the KG's vector index, saved once
+    run = subprocess.run(
+        [sys.executable, "-c", LAZY_PROBE, str(small_home)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert run.returncode == 0, run.stderr
+    found, before, after, bound = run.stdout.strip().splitlines()[-4:]
+    assert found == "True"
+    assert before == ""
+    assert {"torch", "sentence_transformers", "bm25s"} <= set(after.split(","))
+    assert bound == "True"

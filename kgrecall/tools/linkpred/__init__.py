@@ -7,12 +7,12 @@ from kgrecall._lazy import attach
 if TYPE_CHECKING:
     from kgrecall.tools.linkpred.base import BoundCompletion, CompletionModel, LinkPredictorError
     from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
+    from kgrecall.tools.linkpred.defaults import SUPPORTED_MODELS
     from kgrecall.tools.linkpred.ensemble import EnsembleBound, EnsembleCompletion
     from kgrecall.tools.linkpred.pairwise import PairwiseBinding, beam_inputs
     from kgrecall.tools.linkpred.predictor import (
         GO_HITS_AT_10,
         GO_MRR,
-        SUPPORTED_MODELS,
         LinkPredictor,
         Prediction,
         RankMetrics,
@@ -82,7 +82,7 @@ __getattr__, __dir__ = attach(
         "beam_inputs": "kgrecall.tools.linkpred.pairwise",
         "GO_HITS_AT_10": "kgrecall.tools.linkpred.predictor",
         "GO_MRR": "kgrecall.tools.linkpred.predictor",
-        "SUPPORTED_MODELS": "kgrecall.tools.linkpred.predictor",
+        "SUPPORTED_MODELS": "kgrecall.tools.linkpred.defaults",
         "LinkPredictor": "kgrecall.tools.linkpred.predictor",
         "Prediction": "kgrecall.tools.linkpred.predictor",
         "RankMetrics": "kgrecall.tools.linkpred.predictor",

@@ -1,6 +1,14 @@
 """Names the command line needs before any model (or torch) is loaded."""
 
-__all__ = ["DEFAULT_MODEL"]
+__all__ = ["DEFAULT_MODEL", "SUPPORTED_MODELS"]
 
 #: The model the service uses when none is named (see README: why ULTRA and rules).
 DEFAULT_MODEL = "ultra+rules"
+#: Models kgrecall trains (PyKEEN names); keys are the normalised names.
+SUPPORTED_MODELS: dict[str, str] = {
+    "rotate": "RotatE",
+    "complex": "ComplEx",
+    "transe": "TransE",
+    "distmult": "DistMult",
+    "tucker": "TuckER",
+}

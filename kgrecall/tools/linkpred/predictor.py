@@ -36,6 +36,7 @@ from tqdm import tqdm
 from kgrecall.kg import GraphStore, atomic_write_bytes
 from kgrecall.tools.linkpred.base import CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
+from kgrecall.tools.linkpred.defaults import SUPPORTED_MODELS
 from kgrecall.tools.linkpred.pairwise import PairwiseBinding
 from kgrecall.tools.linkpred.scoring import (
     ALL_TAILS_SCORERS,
@@ -46,14 +47,6 @@ from kgrecall.tools.linkpred.scoring import (
 
 FORMAT = "kgrecall.linkpred"
 FORMAT_VERSION = 1
-#: Models kgrecall trains (PyKEEN names); keys are the normalised names.
-SUPPORTED_MODELS: dict[str, str] = {
-    "rotate": "RotatE",
-    "complex": "ComplEx",
-    "transe": "TransE",
-    "distmult": "DistMult",
-    "tucker": "TuckER",
-}
 #: Go/no-go thresholds of the spec for a link predictor worth using.
 GO_MRR = 0.3
 GO_HITS_AT_10 = 0.4

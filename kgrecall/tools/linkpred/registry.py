@@ -26,13 +26,12 @@ from pathlib import Path
 from kgrecall.kg import GraphStore
 from kgrecall.tools.linkpred.base import CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL as DEFAULT_MODEL
+from kgrecall.tools.linkpred.defaults import SUPPORTED_MODELS
 from kgrecall.tools.linkpred.ensemble import EnsembleCompletion
-from kgrecall.tools.linkpred.predictor import (
-    SUPPORTED_MODELS,
-    LinkPredictor,
-)
 from kgrecall.tools.linkpred.rules import RuleCompletion
-from kgrecall.tools.linkpred.ultra import UltraCompletion, fine_tune
+
+# ULTRA and the KG embeddings are torch modules: imported where a model is loaded, so that
+# naming models (and serving the retrieval-only level) never imports torch.
 
 #: ULTRA names → the shipped checkpoint each one loads.
 ULTRA_MODELS: dict[str, str] = {
@@ -87,6 +86,8 @@ def needs_training(name: str) -> bool:
 def pretrained(name: str) -> CompletionModel:
     """The untrained form of ``name``: zero-shot ULTRA from the checkpoint shipped in the
     package, the rule miner, or their ensemble."""
+    from kgrecall.tools.linkpred.ultra import UltraCompletion
+
     canonical = canonical_name(name)
     if canonical in ULTRA_MODELS:
         return UltraCompletion.from_pretrained(ULTRA_MODELS[canonical])
@@ -101,6 +102,9 @@ def pretrained(name: str) -> CompletionModel:
 def load_completion_model(name: str, path: Path, store: GraphStore) -> CompletionModel | None:
     """The model ``name`` for ``store``: the one saved at ``path`` (refused when trained on
     another KG version), else its untrained form, else None (a KG embedding not trained)."""
+    from kgrecall.tools.linkpred.predictor import LinkPredictor
+    from kgrecall.tools.linkpred.ultra import UltraCompletion
+
     canonical = canonical_name(name)
     if canonical in ULTRA_MODELS:
         if not path.is_file():
@@ -127,6 +131,9 @@ def load_completion_model(name: str, path: Path, store: GraphStore) -> Completio
 def load_like(model: CompletionModel, path: Path, kg_version: str) -> CompletionModel:
     """A model of ``model``'s kind read back from ``path`` (written by its ``save``) —
     how calibration reloads the stratum models it cached."""
+    from kgrecall.tools.linkpred.predictor import LinkPredictor
+    from kgrecall.tools.linkpred.ultra import UltraCompletion
+
     if isinstance(model, UltraCompletion):
         return UltraCompletion.load(path)
     if isinstance(model, RuleCompletion):
@@ -148,6 +155,9 @@ def refit(
     fine-tuned again from its pretrained weights for the same wall time; a KG embedding is
     retrained with its training configuration; an ensemble refits its members.
     """
+    from kgrecall.tools.linkpred.predictor import LinkPredictor
+    from kgrecall.tools.linkpred.ultra import UltraCompletion, fine_tune
+
     if model.kg_version is None:
         return model
     if isinstance(model, EnsembleCompletion):
@@ -170,6 +180,9 @@ def retrain_if_stale(
     another KG version, retrained by its own recipe on ``store`` and saved over it (a
     transductive model cannot score the new version). None when nothing needed retraining:
     no saved model, or one that is zero-shot or already of this version."""
+    from kgrecall.tools.linkpred.predictor import LinkPredictor
+    from kgrecall.tools.linkpred.ultra import UltraCompletion
+
     if not path.is_file():
         return None
     canonical = canonical_name(name)
