@@ -3,7 +3,8 @@
     python benchmarks/cli_latency.py [--runs 5]
 
 What a user waits for on a warm demo home (after ``make demo``): ``kgrecall --help``,
-``kgrecall ground`` of a one-page report, and ``kgrecall ask`` at the fast level (no LLM).
+``kgrecall ground`` of a one-page report, and ``kgrecall ask`` at the fast level (no LLM), and
+at the thorough level (reported: it loads torch and the completion model).
 Median (and min / max) of ``--runs`` runs each. Writes ``benchmarks/results/cli_latency.md``.
 Targets (issue #18): ``--help`` ≤ 1 s, ``ask`` ≤ 3 s; (issue #17) ``ground`` ≤ 3 s.
 """
@@ -24,10 +25,13 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 REPORT = HERE / "data" / "grounding" / "r01.md"
 QUESTION = "Which genes are associated with Parkinson disease 4?"
-COMMANDS: dict[str, tuple[list[str], float]] = {
+#: command → (arguments, target in seconds; None: reported, no target).
+COMMANDS: dict[str, tuple[list[str], float | None]] = {
     "kgrecall --help": (["--help"], 1.0),
     "kgrecall ground r01.md": (["ground", str(REPORT), "--kg", "demo"], 3.0),
     "kgrecall ask (fast)": (["ask", QUESTION, "--level", "fast"], 3.0),
+    # loads torch, ULTRA and the rules: what a calibrated answer costs a fresh process
+    "kgrecall ask (thorough)": (["ask", QUESTION, "--level", "thorough"], None),
 }
 
 
@@ -53,10 +57,12 @@ def main() -> None:
         times = wall_times(arguments, args.runs)
         median = statistics.median(times)
         figures[name] = {"median_s": median, "min_s": min(times), "max_s": max(times)}
-        verdict = "met" if median <= target else "**missed**"
+        if target is None:
+            verdict = "–"
+        else:
+            verdict = f"≤ {target:g} s: " + ("met" if median <= target else "**missed**")
         rows.append(
-            f"| `{name}` | {median:.2f} s | {min(times):.2f}–{max(times):.2f} s "
-            f"| ≤ {target:g} s: {verdict} |"
+            f"| `{name}` | {median:.2f} s | {min(times):.2f}–{max(times):.2f} s | {verdict} |"
         )
     page = "\n".join(
         [
