@@ -62,18 +62,18 @@ def _print_stats(store: GraphStore, path: Path | None = None) -> None:
             typer.echo(f"    {count:>7,}  {reason}")
 
 
-def _index_names(
+def _write_indexes(
     workspace: Workspace, name: str, store: GraphStore, *, only_missing: bool = False
 ) -> None:
-    """Write the KG's entity-name tables (what `ground` and the service load instead of
-    folding every name again); with ``only_missing``, only when this version has none."""
-    from kgrecall.tools.name_tables import NAMES_FILE, NameTables
+    """Write the KG's entity-name tables and vector index (what `ground` and the service load;
+    a query never builds them); with ``only_missing``, only those this version lacks."""
+    from kgrecall.tools.kg_indexes import INDEX_FOLDER, write_indexes
 
-    directory = workspace.kg_dir(name) / "indexes"
-    if only_missing and NameTables.load(directory / NAMES_FILE, store.version) is not None:
-        return
-    tables = NameTables.write(store, directory)
-    typer.echo(f"  entity names indexed: {len(tables.ids):,} entities → {directory / NAMES_FILE}")
+    folder = workspace.kg_dir(name) / INDEX_FOLDER
+    written = write_indexes(store, folder, only_missing=only_missing)
+    for kind, path in (("entity names", written.names), ("entity embeddings", written.vectors)):
+        if path is not None:
+            typer.echo(f"  {kind} indexed: {written.entities:,} entities → {path}")
 
 
 @kg_app.command("build-demo")
@@ -93,12 +93,12 @@ def build_demo(
         store = workspace.load(name)
         typer.echo(f"KG {name!r} already built (use --force to rebuild)")
         _print_stats(store, workspace.graph_path(name))
-        _index_names(workspace, name, store, only_missing=True)
+        _write_indexes(workspace, name, store, only_missing=True)
         return
     store = build_demo_kg(DemoConfig.full() if full else DemoConfig())
     path = workspace.save(store, name)
     _print_stats(store, path)
-    _index_names(workspace, name, store)
+    _write_indexes(workspace, name, store)
     typer.echo("  sources:")
     for source in store.metadata.sources:
         typer.echo(f"    {source['name']} ({source['version']}) — licence: {source['licence']}")
@@ -146,7 +146,7 @@ def import_kg(
         store = build_store([batch], name=name)
         path = workspace.save(store, name)
     _print_stats(store, path)
-    _index_names(workspace, name, store)
+    _write_indexes(workspace, name, store)
 
 
 @kg_app.command("add")
@@ -221,6 +221,20 @@ def add_command(
     typer.echo(
         f"saved {len(records)} calibrations of version {change.version_after[:12]} → {location}"
     )
+
+
+@kg_app.command("index")
+def index_command(
+    kg: Annotated[str, typer.Argument(help="KG name.")] = DEMO_NAME,
+    only_missing: Annotated[
+        bool, typer.Option(help="Write only the indexes this KG version lacks.")
+    ] = False,
+    home: HomeOption = None,
+) -> None:
+    """Write the KG's entity-name tables and vector index (done by build-demo, import and add;
+    for a KG saved another way). Embedding takes minutes on a large KG."""
+    workspace = Workspace(home)
+    _write_indexes(workspace, kg, workspace.load(kg), only_missing=only_missing)
 
 
 @kg_app.command("policy")
@@ -821,7 +835,7 @@ def ground_command(
     if learn:
         learned = auto_learn(store, task=task, findings=text, tools=tools or [])
         workspace.save(store, kg)
-        _index_names(workspace, kg, store)
+        _write_indexes(workspace, kg, store)
         typer.echo(
             f"auto-learned into {kg!r}: {len(learned.nodes_added)} nodes, "
             f"{learned.edges_added} edges ({learned.edges_skipped_existing} already present); "

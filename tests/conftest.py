@@ -12,6 +12,7 @@ import pytest
 from kgrecall.agents import QueryService
 from kgrecall.kg import DEMO_NAME, Edge, GraphStore, KGSchema, NetworkXStore, Node, Workspace
 from kgrecall.kg.demo import build_demo_kg
+from kgrecall.tools.kg_indexes import INDEX_FOLDER, write_indexes
 from tests.llm_server import OpenAIStub, start_stub
 
 DATA = Path(__file__).parent / "data"
@@ -129,15 +130,28 @@ def openai_stub() -> Iterator[OpenAIStub]:
 
 @pytest.fixture(scope="session")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A workspace holding the demo KG (its vector index is built by ``service``)."""
+    """A workspace holding the demo KG and its indexes, written as `kg build-demo` does."""
     home = tmp_path_factory.mktemp("kgrecall-home")
-    Workspace(home).save(build_demo_kg(progress=False), DEMO_NAME)
+    workspace, store = Workspace(home), build_demo_kg(progress=False)
+    workspace.save(store, DEMO_NAME)
+    write_indexes(store, workspace.kg_dir(DEMO_NAME) / INDEX_FOLDER, progress=False)
     return home
+
+
+@pytest.fixture
+def demo_embeddings_in_isolated_home(isolated_home: Path, demo_home: Path) -> Path:
+    """``isolated_home`` holding the session's demo entity embeddings (embedding the demo KG
+    takes minutes): `kg build-demo` there finds them for its version and does not embed."""
+    indexes = isolated_home / "kgs" / DEMO_NAME / INDEX_FOLDER
+    indexes.mkdir(parents=True)
+    for saved in (demo_home / "kgs" / DEMO_NAME / INDEX_FOLDER).glob("vectors-*.npz"):
+        shutil.copy2(saved, indexes / saved.name)
+    return isolated_home
 
 
 @pytest.fixture(scope="session")
 def service(demo_home: Path) -> QueryService:
-    """Offline (no LLM), loaded once: indexes are built on first use."""
+    """Offline (no LLM), loaded once."""
     built = QueryService(demo_home, use_env_llm=False, progress=False)
     built.resources(DEMO_NAME)
     return built

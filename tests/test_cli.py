@@ -24,9 +24,11 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_build_demo_then_stats_and_subgraph(isolated_home: Path) -> None:
+def test_build_demo_then_stats_and_subgraph(demo_embeddings_in_isolated_home: Path) -> None:
+    isolated_home = demo_embeddings_in_isolated_home
     built = runner.invoke(app, ["kg", "build-demo"])
     assert built.exit_code == 0, built.output
+    assert "entity names indexed" in built.output and "entity embeddings indexed" in built.output
     assert "nodes by type:" in built.output and "phenotype" in built.output
     assert "licence: CC BY 4.0" in built.output
     assert Workspace(isolated_home).exists("demo")

@@ -68,6 +68,7 @@ from kgrecall.tools import (
     embed,
     parse_query,
 )
+from kgrecall.tools.kg_indexes import INDEX_FOLDER, write_indexes
 from kgrecall.tools.linkpred import CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.registry import (
     DEFAULT_MODEL,
@@ -388,12 +389,19 @@ class QueryService:
 
     def _build_resources(self, kg: str) -> KGResources:
         store = self.workspace.load(kg)
+        folder = self.workspace.kg_dir(kg) / INDEX_FOLDER
         fulltext = FulltextIndex(store)
-        vector = VectorIndex.for_store(
-            store, self.workspace.kg_dir(kg) / "indexes", progress=self.progress
-        )
+        vector = VectorIndex.saved(store, folder)  # built when the KG is written, not here
+        if vector is None:
+            log.warning(
+                "KG %r (version %s) has no vector index: entity linking goes without vector "
+                "search; build it with `kgrecall kg index %s`",
+                kg,
+                store.version[:12],
+                kg,
+            )
         # one entity index per KG version, shared by the planner and the grounding NER
-        tables = NameTables.for_store(store, self.workspace.kg_dir(kg) / "indexes")
+        tables = NameTables.for_store(store, folder)
         index = EntityIndex(store, fulltext, vector, tables=tables)
         planner = OfflinePlanner(store, index, embed=embed)
         retriever = CalibratedRetriever(
@@ -452,7 +460,7 @@ class QueryService:
         store, change = self.workspace.ingest(kg, batch, removals, source=source)
         if change.version_after == change.version_before:
             return Ingestion(change=change, recalibration=None)
-        NameTables.write(store, self.workspace.kg_dir(kg) / "indexes")
+        write_indexes(store, self.workspace.kg_dir(kg) / INDEX_FOLDER, progress=self.progress)
         self._reload(kg)
         rechecked = 0
         if self.query_log is not None:

@@ -10,6 +10,7 @@ from kgrecall._lazy import attach
 
 if TYPE_CHECKING:
     from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
+    from kgrecall.tools.kg_indexes import WrittenIndexes, missing_indexes, write_indexes
     from kgrecall.tools.langchain import make_retrieval_tools
     from kgrecall.tools.linking import MIN_LINK_SCORE, EntityIndex, LinkedEntity
     from kgrecall.tools.linkpred import (
@@ -66,10 +67,12 @@ __all__ = [
     "TraversalResult",
     "UnionQuery",
     "VectorIndex",
+    "WrittenIndexes",
     "anchors",
     "embed",
     "execute_sets",
     "make_retrieval_tools",
+    "missing_indexes",
     "parse_query",
     "projections",
     "sample_query",
@@ -78,6 +81,7 @@ __all__ = [
     "topology",
     "traverse",
     "validate_query",
+    "write_indexes",
 ]
 
 __getattr__, __dir__ = attach(
@@ -92,6 +96,9 @@ __getattr__, __dir__ = attach(
         "EntityIndex": "kgrecall.tools.linking",
         "LinkedEntity": "kgrecall.tools.linking",
         "NameTables": "kgrecall.tools.name_tables",
+        "WrittenIndexes": "kgrecall.tools.kg_indexes",
+        "missing_indexes": "kgrecall.tools.kg_indexes",
+        "write_indexes": "kgrecall.tools.kg_indexes",
         "LinkPredictor": "kgrecall.tools.linkpred",
         "LinkPredictorError": "kgrecall.tools.linkpred",
         "Prediction": "kgrecall.tools.linkpred",

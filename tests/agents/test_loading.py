@@ -19,6 +19,7 @@ from kgrecall.agents import service as service_module
 from kgrecall.errors import KGRecallError
 from kgrecall.kg import KGError, Workspace
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
+from kgrecall.tools.kg_indexes import INDEX_FOLDER, write_indexes
 
 WITH_PARKINSONISM = {
     "op": "project",
@@ -142,7 +143,8 @@ def test_the_fast_level_loads_no_model_and_warm_loads_them(small_home: Path) -> 
     """Retrieval only needs no completion model, no sentence embedder, no BM25 index: a
     command asking at the fast level imports none of them (torch alone costs seconds);
     ``warm`` (a server's start) builds them all."""
-    QueryService(small_home, **CHEAP).resources("a")  # the KG's vector index, saved once
+    workspace = Workspace(small_home)
+    write_indexes(workspace.load("a"), workspace.kg_dir("a") / INDEX_FOLDER, progress=False)
     run = subprocess.run(
         [sys.executable, "-c", LAZY_PROBE, str(small_home)],
         capture_output=True,

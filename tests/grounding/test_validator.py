@@ -115,7 +115,7 @@ def test_bad_reports_are_clear_errors(demo: NetworkXStore) -> None:
         validator.validate("SNCA causes PD. " * 100)
 
 
-def test_ground_command(isolated_home: Path, tmp_path: Path) -> None:
+def test_ground_command(demo_embeddings_in_isolated_home: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     assert runner.invoke(app, ["kg", "build-demo"]).exit_code == 0
     report = tmp_path / "report.md"
@@ -135,8 +135,12 @@ def test_ground_command(isolated_home: Path, tmp_path: Path) -> None:
 
 
 def test_ground_command_auto_learns_and_uses_a_configured_llm(
-    isolated_home: Path, tmp_path: Path, openai_stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch
+    demo_embeddings_in_isolated_home: Path,
+    tmp_path: Path,
+    openai_stub: OpenAIStub,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    isolated_home = demo_embeddings_in_isolated_home
     runner = CliRunner()
     assert runner.invoke(app, ["kg", "build-demo"]).exit_code == 0
     report = tmp_path / "report.md"
