@@ -6,21 +6,23 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from pydantic import ValidationError
 from tqdm import tqdm
 
+from kgrecall.calibration.vocabulary import Conditioning, Method
 from kgrecall.errors import InvalidRequestError, KGRecallError
 from kgrecall.kg import DEMO_NAME, KGLoadError, Workspace
 from kgrecall.kg.loaders import LOADERS
 from kgrecall.settings import settings
 from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL
 
+Choice = TypeVar("Choice", bound=str)
+
 if TYPE_CHECKING:
     from kgrecall.agents.monitor import Estimate
-    from kgrecall.calibration import CalibratedAnswer
     from kgrecall.kg import (
         GraphStore,
         KGSchema,
@@ -502,14 +504,16 @@ def _split(values: list[str] | None) -> list[str]:
     return [part.strip() for value in values or [] for part in value.split(",") if part.strip()]
 
 
-def _choices(values: list[str] | None, option: str, valid: Sequence[str]) -> list[str]:
+def _choices(values: list[str] | None, option: str, valid: Sequence[Choice]) -> list[Choice]:
+    """The comma-separated or repeated ``values`` of ``option``, each one of ``valid``."""
+    by_name = {str(choice): choice for choice in valid}
     chosen = _split(values)
     for value in chosen:
-        if value not in valid:
+        if value not in by_name:
             raise InvalidRequestError(
-                f"invalid {option} value {value!r}; valid: {', '.join(valid)}"
+                f"invalid {option} value {value!r}; valid: {', '.join(by_name)}"
             )
-    return chosen
+    return [by_name[value] for value in chosen]
 
 
 def _alpha(text: str) -> float:
@@ -536,9 +540,9 @@ def calibrate_command(
     methods: Annotated[
         list[str] | None, typer.Option("--methods", "-m", help="crc, ltt, coverage; default crc.")
     ] = None,
-    conditioning: Annotated[
-        str, typer.Option(help="Mondrian groups: none, relation or degree.")
-    ] = "none",
+    conditioning: Annotated[Conditioning, typer.Option(help="Mondrian calibration groups.")] = (
+        "none"
+    ),
     queries: Annotated[int, typer.Option(min=10, help="Calibration queries per topology.")] = 1000,
     strata: Annotated[int, typer.Option(min=1, help="Missingness strata (10–40 % hidden).")] = 3,
     model: Annotated[
@@ -558,10 +562,6 @@ def calibrate_command(
     from kgrecall.tools import TOPOLOGIES
 
     chosen_methods = _choices(methods, "--methods", METHODS) or ["crc"]
-    if conditioning not in ("none", "relation", "degree"):
-        raise InvalidRequestError(
-            f"invalid --conditioning {conditioning!r}; valid: none, relation, degree"
-        )
     chosen_topologies = _choices(topologies, "--topologies", TOPOLOGIES) or list(TOPOLOGIES)
     chosen_alphas = [_alpha(value) for value in _split(alphas)] or [0.2, 0.1]
     service = QueryService(home, use_env_llm=False, model=model)
@@ -569,7 +569,7 @@ def calibrate_command(
         kg=kg,
         topologies=chosen_topologies,
         alphas=chosen_alphas,
-        methods=chosen_methods,  # type: ignore[arg-type]
+        methods=chosen_methods,
         conditioning=conditioning,
         queries=queries,
         strata=strata,
@@ -626,14 +626,6 @@ def _read_batch(path: Path) -> list[tuple[object, QueryNode]]:
     return batch
 
 
-def _answer_line(identifier: object, answer: CalibratedAnswer, max_results: int | None) -> str:
-    """One JSONL line: the batch item's id, then the service's QueryResponse fields."""
-    from kgrecall.agents.service import query_response
-
-    response = query_response(answer, max_results).model_dump(mode="json", exclude={"timings"})
-    return json.dumps({"id": identifier, **response}, ensure_ascii=False)
-
-
 @app.command("query")
 def query_command(
     kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,
@@ -646,8 +638,10 @@ def query_command(
     recall_target: Annotated[
         float | None, typer.Option(help="Overrides --level, e.g. 0.9.")
     ] = None,
-    method: Annotated[str, typer.Option(help="Calibration method: crc, ltt or coverage.")] = "crc",
-    conditioning: Annotated[str, typer.Option(help="none, relation or degree.")] = "none",
+    method: Annotated[Method, typer.Option(help="Calibration method.")] = "crc",
+    conditioning: Annotated[Conditioning, typer.Option(help="Mondrian calibration groups.")] = (
+        "none"
+    ),
     max_results: Annotated[
         int | None, typer.Option(min=1, help="Keep the best N answers (marked truncated).")
     ] = None,
@@ -661,19 +655,13 @@ def query_command(
     home: HomeOption = None,
 ) -> None:
     """Answer QueryTrees at a completeness level; JSONL out with a completeness block each."""
-    from kgrecall.agents import calibration_store, load_predictor
-    from kgrecall.calibration import METHODS, CalibratedRetriever, resolve_level
+    from kgrecall.agents import QueryService
+    from kgrecall.calibration import resolve_level
     from kgrecall.kg import atomic_write_bytes
     from kgrecall.tools import parse_query
 
     if (batch is None) == (query is None):
         raise InvalidRequestError("give exactly one of --batch FILE or --query JSON")
-    if method not in METHODS:
-        raise InvalidRequestError(f"invalid --method {method!r}; valid: {', '.join(METHODS)}")
-    if conditioning not in ("none", "relation", "degree"):
-        raise InvalidRequestError(
-            f"invalid --conditioning {conditioning!r}; valid: none, relation, degree"
-        )
     resolve_level(level, recall_target)
     if batch is not None:
         items = _read_batch(batch)
@@ -682,21 +670,21 @@ def query_command(
             items = [(1, parse_query(query or ""))]
         except ValidationError as error:
             raise InvalidRequestError(f"--query: {error.errors()[0]['msg']}") from None
-    workspace = Workspace(home)
-    store = workspace.load(kg)
-    predictor = None if no_neural else load_predictor(workspace, kg, store, model)
-    retriever = CalibratedRetriever(
-        store,
-        kg_name=kg,
-        predictor=predictor,
-        calibrations=calibration_store(workspace),
-        method=method,
-        conditioning=conditioning,  # type: ignore[arg-type]
-    )
+    service = QueryService(home, use_env_llm=False, model=model, progress=False)
     lines = []
     for identifier, tree in tqdm(items, desc="queries", disable=len(items) < 2, file=sys.stderr):
-        answer = retriever.query(tree, level=level, recall_target=recall_target)
-        lines.append(_answer_line(identifier, answer, max_results))
+        response = service.query(
+            tree,
+            kg=kg,
+            level=level,
+            recall_target=recall_target,
+            method=method,
+            conditioning=conditioning,
+            neural=not no_neural,
+            max_results=max_results,
+        )
+        fields = response.model_dump(mode="json", exclude={"timings"})
+        lines.append(json.dumps({"id": identifier, **fields}, ensure_ascii=False))
     text = "\n".join(lines) + "\n"
     if output is None:
         typer.echo(text, nl=False)

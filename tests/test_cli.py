@@ -230,6 +230,29 @@ def test_tsv_to_calibrated_batch_answers(isolated_home: Path, tmp_path: Path) ->
     assert 0 < block["estimated_recall"] <= 1
     assert first["truncated"] == (first["total"] > 3)
     assert second["completeness"]["guarantee"].startswith("none: topology 2p is not calibrated")
+    # --no-neural answers with a retrieval-only calibration, --conditioning picks a Mondrian one
+    retrieval_only = runner.invoke(
+        app,
+        ["calibrate", "--kg", "nat", "--no-neural", "-t", "1p", "-a", "0.2", "--queries", "60",
+         "--strata", "1"],
+    )  # fmt: skip
+    assert retrieval_only.exit_code == 0, retrieval_only.output
+    one = json.dumps(one_hop)
+    plain = runner.invoke(
+        app, ["query", "--kg", "nat", "--query", one, "--level", "thorough", "--no-neural"]
+    )
+    assert plain.exit_code == 0, plain.output
+    without_model = json.loads(plain.output)["completeness"]
+    assert without_model["calibration_id"] not in (None, block["calibration_id"])
+    assert not without_model["neural_augmented"]
+    grouped = runner.invoke(
+        app, ["query", "--kg", "nat", "--query", one, "--level", "thorough",
+              "--conditioning", "relation"],
+    )  # fmt: skip
+    assert json.loads(grouped.output)["completeness"]["guarantee"].startswith("none: ")
+    unknown = run_cli("query", "--kg", "nat", "--query", one, "--conditioning", "anchor",
+                      "--home", str(isolated_home))  # fmt: skip
+    assert unknown.returncode == 2 and "'anchor' is not one of" in unknown.stderr
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": 1, "query": one_hop}) + '\n{"id": 2, "query": {"op": "x"}}\n')

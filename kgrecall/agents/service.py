@@ -647,14 +647,26 @@ class QueryService:
         level: str = "fast",
         recall_target: float | None = None,
         method: Method | None = None,
-        max_results: int = 50,
+        conditioning: Conditioning | None = None,
+        neural: bool = True,
+        max_results: int | None = 50,
     ) -> QueryResponse:
-        """A QueryTree at a completeness level (for agents that plan themselves)."""
-        _check_max_results(max_results)
+        """A QueryTree at a completeness level (for agents that plan themselves).
+
+        ``conditioning`` picks a Mondrian calibration (default: none), ``neural=False``
+        answers by retrieval alone; ``max_results=None`` returns every answer (the command
+        line's batch files — the HTTP and MCP adapters cap it)."""
+        if max_results is not None:
+            _check_max_results(max_results)
         tree = query if not isinstance(query, dict | str) else parse_query(query)
         started = time.perf_counter()
         answer = self.resources(kg).retriever.query(
-            tree, level=level, recall_target=recall_target, method=method
+            tree,
+            level=level,
+            recall_target=recall_target,
+            method=method,
+            conditioning=conditioning,
+            neural=neural,
         )
         execute_ms = round((time.perf_counter() - started) * 1000, 3)
         return query_response(answer, max_results, timings={"execute_ms": execute_ms})
@@ -745,7 +757,7 @@ class QueryService:
         topologies: Sequence[str],
         alphas: Sequence[float] = (0.2, 0.1),
         methods: Sequence[Method] = ("crc",),
-        conditioning: str = "none",
+        conditioning: Conditioning = "none",
         queries: int = 1000,
         strata: int = 3,
         neural: bool = True,
@@ -781,7 +793,7 @@ class QueryService:
                     isinstance(
                         target.find(
                             CalibrationKey(kg, store.version, predictor_id, name, alpha,
-                                           method, conditioning)  # type: ignore[arg-type]
+                                           method, conditioning)
                         ),
                         str,
                     )
@@ -808,7 +820,7 @@ class QueryService:
             topologies=list(topologies),
             alphas=list(alphas),
             methods=list(methods),
-            conditionings=[conditioning],  # type: ignore[list-item]
+            conditionings=[conditioning],
             settings=CalibrationSettings(n_queries=queries, seed=seed),
         )
         target.save(records)

@@ -11,8 +11,6 @@ from kgrecall._lazy import attach
 if TYPE_CHECKING:
     from kgrecall.calibration.calibrators import (
         DEFAULT_GAMMAS,
-        METHODS,
-        Method,
         ScoredQueries,
         ThresholdChoice,
         choose,
@@ -68,7 +66,6 @@ if TYPE_CHECKING:
         CalibratedAnswer,
         CalibratedRetriever,
         Completeness,
-        Level,
         StaleCalibrations,
         resolve_level,
     )
@@ -87,12 +84,12 @@ if TYPE_CHECKING:
         CalibrationKey,
         CalibrationStore,
         CalibrationStoreError,
-        Conditioning,
         RedisCalibrationStore,
         SQLiteCalibrationStore,
         cell_names,
         open_calibration_store,
     )
+    from kgrecall.calibration.vocabulary import METHODS, Conditioning, Level, Method
 
 __all__ = [
     "DEFAULT_GAMMAS",
@@ -170,8 +167,8 @@ __getattr__, __dir__ = attach(
     globals(),
     {
         "DEFAULT_GAMMAS": "kgrecall.calibration.calibrators",
-        "METHODS": "kgrecall.calibration.calibrators",
-        "Method": "kgrecall.calibration.calibrators",
+        "METHODS": "kgrecall.calibration.vocabulary",
+        "Method": "kgrecall.calibration.vocabulary",
         "ScoredQueries": "kgrecall.calibration.calibrators",
         "ThresholdChoice": "kgrecall.calibration.calibrators",
         "choose": "kgrecall.calibration.calibrators",
@@ -218,7 +215,7 @@ __getattr__, __dir__ = attach(
         "CalibratedRetriever": "kgrecall.calibration.retriever",
         "StaleCalibrations": "kgrecall.calibration.retriever",
         "Completeness": "kgrecall.calibration.retriever",
-        "Level": "kgrecall.calibration.retriever",
+        "Level": "kgrecall.calibration.vocabulary",
         "resolve_level": "kgrecall.calibration.retriever",
         "crc_index": "kgrecall.calibration.risk",
         "hoeffding_bentkus_pvalue": "kgrecall.calibration.risk",
@@ -233,7 +230,7 @@ __getattr__, __dir__ = attach(
         "CalibrationKey": "kgrecall.calibration.store",
         "CalibrationStore": "kgrecall.calibration.store",
         "CalibrationStoreError": "kgrecall.calibration.store",
-        "Conditioning": "kgrecall.calibration.store",
+        "Conditioning": "kgrecall.calibration.vocabulary",
         "RedisCalibrationStore": "kgrecall.calibration.store",
         "SQLiteCalibrationStore": "kgrecall.calibration.store",
         "open_calibration_store": "kgrecall.calibration.store",

@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -41,11 +40,10 @@ from kgrecall.calibration.risk import (
     risk_upper_bound,
     split_conformal_quantile,
 )
+from kgrecall.calibration.vocabulary import METHODS, Method
 from kgrecall.errors import CalibrationInfeasibleError
 from kgrecall.kg import KGError
 
-Method = Literal["crc", "ltt", "coverage"]
-METHODS: tuple[Method, ...] = ("crc", "ltt", "coverage")
 #: Directions of the threshold vector (γ); γ = 0 is the scalar threshold.
 DEFAULT_GAMMAS: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
 

@@ -25,7 +25,6 @@ from tqdm import tqdm
 
 from kgrecall.calibration.calibrators import (
     DEFAULT_GAMMAS,
-    Method,
     ScoredQueries,
     ThresholdChoice,
     choose,
@@ -51,10 +50,10 @@ from kgrecall.calibration.store import (
     RESIDUAL_GROUP,
     Calibration,
     CalibrationKey,
-    Conditioning,
     cell_names,
     now_iso,
 )
+from kgrecall.calibration.vocabulary import Conditioning, Method
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.tools import ProjectQuery, QueryNode, anchors
 from kgrecall.tools.linkpred import CompletionModel

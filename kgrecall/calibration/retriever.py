@@ -19,7 +19,6 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from kgrecall.calibration.calibrators import Method
 from kgrecall.calibration.gate import (
     ConformalGate,
     GateConfig,
@@ -34,15 +33,14 @@ from kgrecall.calibration.store import (
     CalibrationKey,
     CalibrationStore,
     CalibrationStoreError,
-    Conditioning,
 )
+from kgrecall.calibration.vocabulary import Conditioning, Level, Method
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.tools import Candidate, QueryNode, topology
 from kgrecall.tools.linkpred import CompletionModel
 
 log = logging.getLogger(__name__)
 
-Level = Literal["fast", "thorough", "exhaustive"]
 #: Risk level α of each completeness level (fast: no calibration, retrieval only).
 LEVEL_ALPHA: dict[str, float] = {"fast": 1.0, "thorough": 0.2, "exhaustive": 0.1}
 
@@ -206,9 +204,13 @@ class CalibratedRetriever:
         level: str = "fast",
         recall_target: float | None = None,
         method: Method | None = None,
+        conditioning: Conditioning | None = None,
+        neural: bool = True,
     ) -> CalibratedAnswer:
-        """Run ``query`` at the requested completeness."""
-        answer = self._answer(query, level, recall_target, method)
+        """Run ``query`` at the requested completeness; ``method`` and ``conditioning`` choose
+        among the stored calibrations (default: the retriever's); ``neural=False`` answers by
+        retrieval alone, with a calibration made without a completion model."""
+        answer = self._answer(query, level, recall_target, method, conditioning, neural)
         if self.on_answer is not None:
             answer.completeness.query_id = self.on_answer(query, answer)
         return answer
@@ -219,9 +221,12 @@ class CalibratedRetriever:
         level: str,
         recall_target: float | None,
         method: Method | None,
+        conditioning: Conditioning | None,
+        neural: bool,
     ) -> CalibratedAnswer:
         label, alpha = resolve_level(level, recall_target)
         chosen_method: Method = method or self.method
+        chosen_conditioning: Conditioning = conditioning or self.conditioning
         target = None if alpha >= 1.0 else 1.0 - alpha
         if alpha >= 1.0:
             return self._uncalibrated(
@@ -235,7 +240,7 @@ class CalibratedRetriever:
             assert self.calibrations is not None
             key = CalibrationKey(
                 self.kg_name, self.store.version, predictor_id, name, alpha, chosen_method,
-                self.conditioning,
+                chosen_conditioning,
             )  # fmt: skip
             earlier = [version for version, _ in self.stale.versions]
             try:
@@ -244,8 +249,12 @@ class CalibratedRetriever:
                 log.warning("calibration lookup failed: %s", error)
                 return f"the calibration store cannot be read ({error.problem})"
 
-        found, gate, fallback = find(self.predictor_id), self.gate, []
-        if isinstance(found, str) and self.predictor is not None:
+        fallback: list[str] = []
+        if not neural:
+            found, gate = find(NO_PREDICTOR), self._retrieval_only_gate()
+        else:
+            found, gate = find(self.predictor_id), self.gate
+        if neural and isinstance(found, str) and self.predictor is not None:
             # A retrieval-only calibration holds for retrieval-only execution: use it so.
             retrieval = find(NO_PREDICTOR)
             if not isinstance(retrieval, str):
@@ -256,14 +265,14 @@ class CalibratedRetriever:
                 ]
         if isinstance(found, str):
             return self._uncalibrated(query, label, target, found)
-        chain = group_chain(self.store, query, self.conditioning)
+        chain = group_chain(self.store, query, chosen_conditioning)
         choice, cell = found.choice_for(chain)
         if choice is None:
             return self._uncalibrated(
                 query,
                 label,
                 target,
-                f"calibration {found.id} has no {self.conditioning} group covering this query "
+                f"calibration {found.id} has no {chosen_conditioning} group covering this query "
                 f"(groups {', '.join(chain)}; recalibrate with more queries)",
             )
         result = gate.run(query, choice.thresholds_by_depth())

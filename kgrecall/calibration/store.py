@@ -18,17 +18,17 @@ from contextlib import contextmanager
 from dataclasses import astuple, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from kgrecall.calibration.calibrators import Method, ThresholdChoice
+from kgrecall.calibration.calibrators import ThresholdChoice
+from kgrecall.calibration.vocabulary import Conditioning, Method
 from kgrecall.errors import ServiceUnavailableError
 from kgrecall.kg import KGError
 
 log = logging.getLogger(__name__)
 
-Conditioning = Literal["none", "relation", "degree"]
 #: Predictor id recorded when calibration (and querying) runs without a link predictor.
 NO_PREDICTOR = "none"
 

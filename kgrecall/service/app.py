@@ -41,9 +41,10 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.security import APIKeyHeader
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -322,6 +323,16 @@ def field_errors(errors: Sequence[Any]) -> list[dict[str, str]]:
     return shown
 
 
+#: The admin key of the platform routes, documented in the OpenAPI schema as a security
+#: scheme (not an error here when missing: ``require_admin`` answers 401 with a reason).
+ADMIN_KEY_HEADER = APIKeyHeader(
+    name="X-API-Key",
+    scheme_name="AdminKey",
+    description="KGRECALL_ADMIN_KEY: required by the /v1/platform routes and ingestion.",
+    auto_error=False,
+)
+
+
 def create_app(
     service: QueryService | None = None,
     *,
@@ -435,7 +446,7 @@ def create_app(
                 ) from None
         loading.result()  # a failed load raises its error here (and is retried next time)
 
-    def require_admin(x_api_key: Annotated[str | None, Header()] = None) -> None:
+    def require_admin(x_api_key: Annotated[str | None, Security(ADMIN_KEY_HEADER)] = None) -> None:
         if key is None:
             return
         if x_api_key is None or not hmac.compare_digest(x_api_key.encode(), key.encode()):

@@ -26,9 +26,20 @@ def test_health_databases_and_openapi(client: TestClient, service: QueryService)
     store = service.resources("demo").store
     assert demo["name"] == "demo" and demo["nodes"] == store.number_of_nodes() > 8000
     assert demo["edges"] == store.number_of_edges()
-    paths = client.get("/openapi.json").json()["paths"]
+    schema = client.get("/openapi.json").json()
+    paths = schema["paths"]
     assert {"/v1/query", "/v1/query/structured", "/v1/ground"} <= set(paths)
     assert "/v1/platform/calibration/{job_id}" in paths
+    # the admin key is a documented security scheme, required by the platform routes only
+    scheme = schema["components"]["securitySchemes"]["AdminKey"]
+    assert scheme == {**scheme, "type": "apiKey", "in": "header", "name": "X-API-Key"}
+    secured = {
+        path
+        for path, operations in paths.items()
+        for operation in operations.values()
+        if {"AdminKey": []} in operation.get("security", [])
+    }
+    assert secured == {p for p in paths if p.startswith("/v1/platform/")}
 
 
 def test_query_as_in_the_spec(client: TestClient) -> None:
