@@ -3,7 +3,10 @@
 Two entry points. :func:`execute_sets` computes answer sets only (one ``project`` call per
 hop — what calibration runs thousands of times). :func:`traverse` also returns, per answer,
 the KG paths that produce it, as edges with their sources, and a score: the best path's
-product of edge confidences.
+weakest edge confidence — the gate's scoring (:mod:`kgrecall.calibration.gate`: a path scores
+the minimum over its edges, an answer the maximum over its paths), so ``kg_traverse`` and
+``kg_query`` at the fast level rank answers alike. The ``max_paths`` paths kept per answer
+are its best ones, so the score is exact however many paths there are.
 
 Nothing is dropped silently. ``max_intermediate`` caps intermediate sets (sorted, first n
 kept) and ``max_paths`` caps evidence paths per answer; either cap, when it bites, is
@@ -97,7 +100,7 @@ def traverse(
     max_intermediate: int | None = None,
     max_paths: int = 3,
 ) -> TraversalResult:
-    """Answers with evidence paths and scores (best path's product of edge confidences)."""
+    """Answers with evidence paths and scores (the best path's weakest edge confidence)."""
     if max_paths < 1:
         raise KGError(f"max_paths must be at least 1, got {max_paths}")
     start = time.perf_counter()
@@ -116,8 +119,8 @@ def traverse(
 
     for answer, answer_paths in paths.items():
         entity = store.get_node(answer)
-        scores = [_path_score(p) for p in answer_paths]
-        ranked = [p for _, p in sorted(zip(scores, answer_paths, strict=True), key=lambda x: -x[0])]
+        ranked = _best_first(answer_paths)
+        scores = [_path_score(p) for p in ranked]
         # Built with model_construct: every value comes from the validated KG, and
         # validating thousands of evidence paths per query would dominate traversal time.
         candidates.append(
@@ -155,16 +158,30 @@ def _evidence_triple(edge: Edge) -> EvidenceTriple:
 
 
 def _path_score(path: Path) -> float:
-    score = 1.0
-    for edge in path:
-        score *= edge.confidence
-    return score
+    """A path's score: its weakest edge (Gödel t-norm, as in the gate); 1 for no edge."""
+    return min((edge.confidence for edge in path), default=1.0)
+
+
+def _best_first(paths: list[Path]) -> list[Path]:
+    """``paths`` by score, best first (a stable sort: equal paths keep their order)."""
+    return sorted(paths, key=lambda path: -_path_score(path))
+
+
+def _keep_best(found: list[Path], path: Path, max_paths: int) -> None:
+    """Add ``path`` to ``found`` (at most ``max_paths``), replacing the weakest kept path when
+    ``path`` scores higher: the best path of every answer is always kept."""
+    if len(found) < max_paths:
+        found.append(path)
+        return
+    weakest = min(range(len(found)), key=lambda i: _path_score(found[i]))
+    if _path_score(path) > _path_score(found[weakest]):
+        found[weakest] = path
 
 
 def _paths(
     store: GraphStore, node: QueryNode, cap: int | None, max_paths: int, notes: list[str]
 ) -> dict[str, list[Path]]:
-    """Answer → up to ``max_paths`` evidence paths (edges from the anchors to the answer)."""
+    """Answer → its ``max_paths`` best evidence paths (edges from the anchors to the answer)."""
     if isinstance(node, EntityQuery):
         return {node.id: [()]}
     if isinstance(node, ProjectQuery):
@@ -176,9 +193,7 @@ def _paths(
                 target = edge.head if node.inverse else edge.tail
                 found = result.setdefault(target, [])
                 for prefix in inputs[source]:
-                    if len(found) >= max_paths:
-                        break
-                    found.append((*prefix, edge))
+                    _keep_best(found, (*prefix, edge), max_paths)
         kept = _cap(set(result), cap, f"projection {shape(node)} via {node.relation}", notes)
         return {answer: result[answer] for answer in sorted(kept)}
     children = [_paths(store, child, cap, max_paths, notes) for child in node.inputs]
@@ -187,13 +202,15 @@ def _paths(
         for child in children:
             for answer, answer_paths in child.items():
                 bucket = merged.setdefault(answer, [])
-                bucket.extend(answer_paths[: max_paths - len(bucket)])
+                for path in answer_paths:
+                    _keep_best(bucket, path, max_paths)
         return merged
     common = set.intersection(*(set(child) for child in children))
     joined: dict[str, list[Path]] = {}
     for answer in sorted(common):
+        # best first per branch: the first combination joins every branch's best path
         combinations = itertools.islice(
-            itertools.product(*(child[answer] for child in children)), max_paths
+            itertools.product(*(_best_first(child[answer]) for child in children)), max_paths
         )
         joined[answer] = [tuple(e for part in combo for e in part) for combo in combinations]
     return joined

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from kgrecall.tools import (
     execute_sets,
     projections,
     sample_query,
+    traverse,
 )
 from kgrecall.tools.linkpred import BoundCompletion, CompletionModel, beam_inputs
 from tests.conftest import small_store
@@ -113,6 +115,28 @@ def test_retrieval_only_equals_exact_traversal_and_never_calls_the_predictor(
             assert not result.neural_augmented
             assert all(c.score >= 0.5 for c in result.candidates)
     assert counting.calls == []
+
+
+def test_exact_traversal_scores_answers_as_the_gate_does(umls: NetworkXStore) -> None:
+    """One scoring of retrieved answers: ``traverse`` (``kg_traverse``) gives each answer its
+    best path's weakest edge, which the gate's retrieval-only score is up to its monotone map
+    δ + (1 − δ)·c — checked on UMLS with varied confidences, every topology, one evidence
+    path kept per answer (the best one must be the one kept)."""
+    rng = random.Random(3)
+    varied = NetworkXStore(umls.schema)
+    varied.add_nodes(list(umls.nodes()))
+    varied.add_edges(
+        [replace(edge, confidence=rng.choice((0.3, 0.6, 0.9, 1.0))) for edge in umls.edges()]
+    )
+    gate, config = ConformalGate(ScoredGraph(varied)), GateConfig()
+    distinct_scores = set()
+    for query in queries(varied, 45, seed=2):
+        expected = {c.id: round(c.score, 9) for c in gate.run(query).candidates}
+        traversed = traverse(varied, query, max_paths=1).candidates
+        assert {c.id: round(config.exact_score(c.score), 9) for c in traversed} == expected
+        assert [c.score for c in traversed] == sorted((c.score for c in traversed), reverse=True)
+        distinct_scores |= {c.score for c in traversed}
+    assert distinct_scores == {0.3, 0.6, 0.9, 1.0}  # the check saw every confidence level
 
 
 def test_the_predictor_runs_where_a_hop_or_its_consumer_is_hybrid(

@@ -95,7 +95,7 @@ def test_evidence_paths_follow_the_chain(graph_store: GraphStore) -> None:
     assert evidence.triples[1].sources == ["curated"]
 
 
-def test_scores_are_the_best_paths_confidence_product(graph_store: GraphStore) -> None:
+def test_scores_are_the_best_paths_weakest_edge(graph_store: GraphStore) -> None:
     query = parse_query(
         {
             "op": "project",
