@@ -239,16 +239,17 @@ def main() -> None:
             misses.append(f"{item.topology} | {item.question} | PlanningError: {error}")
             continue
         latencies.append((time.perf_counter() - started) * 1000)
-        exact = canonical(plan.query) == canonical(item.gold)
+        planned = plan.query.model_dump()
+        exact = canonical(planned) == canonical(item.gold)
         row["exact"] += exact
-        row["exact_up_to_records"] += canonical(up_to_records(plan.query, same)) == canonical(
+        row["exact_up_to_records"] += canonical(up_to_records(planned, same)) == canonical(
             up_to_records(item.gold, same)
         )
-        row["anchors"] += parts(plan.query, "id") == parts(item.gold, "id")
-        row["relations"] += parts(plan.query, "relation") == parts(item.gold, "relation")
+        row["anchors"] += parts(planned, "id") == parts(item.gold, "id")
+        row["relations"] += parts(planned, "relation") == parts(item.gold, "relation")
         row["ambiguous"] += plan.ambiguous
         if not exact:
-            misses.append(f"{item.topology} | {item.question} | got {json.dumps(plan.query)}")
+            misses.append(f"{item.topology} | {item.question} | got {json.dumps(planned)}")
     figures = {
         "per_topology": {t: dict(r) for t, r in rows.items()},
         "plan_ms_p50": statistics.median(latencies),

@@ -116,7 +116,7 @@ def main() -> None:
         started = time.perf_counter()
         try:
             plan = planner.plan(item["question"])
-            outcome, tree, ambiguous = "planned", plan.query, plan.ambiguous
+            outcome, tree, ambiguous = "planned", plan.query.model_dump(), plan.ambiguous
         except PlanningError as error:
             outcome, tree, ambiguous = "refused", None, False
             reason = str(error)

@@ -27,7 +27,6 @@ from kgrecall.agents.synthesis import evidence_claims, llm_synthesis, template_r
 from kgrecall.calibration import AnswerPage, CalibratedRetriever
 from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.llm import LLMError
-from kgrecall.tools import parse_query
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -97,7 +96,7 @@ class TwoPhaseAgent:
     def _execute(self, state: AgentState) -> dict[str, Any]:
         started = time.perf_counter()
         answer = self.retriever.query(
-            parse_query(state["plan"].query),
+            state["plan"].query,
             level=state.get("level", "fast"),
             recall_target=state.get("recall_target"),
         )

@@ -59,6 +59,7 @@ from kgrecall.tools import (
     IntersectQuery,
     ProjectQuery,
     QueryNode,
+    QueryTree,
     UnionQuery,
     parse_query,
     projections,
@@ -210,7 +211,7 @@ class QueryPlan(BaseModel):
     """What phase 2 executes, and how the question was read."""
 
     question: str
-    query: dict[str, object]
+    query: QueryTree
     topology: str
     answer_type: str | None
     anchors: list[AnchorLink]
@@ -239,11 +240,11 @@ class QueryPlan(BaseModel):
         relations: list[RelationLink],
         **rest: object,
     ) -> QueryPlan:
-        """The plan of ``tree`` (its JSON form and topology filled in)."""
+        """The plan of ``tree`` (its topology filled in)."""
         return cls.model_validate(
             {
                 "question": question,
-                "query": tree.model_dump(),
+                "query": tree,
                 "topology": topology(tree),
                 "answer_type": answer_type,
                 "anchors": anchors,

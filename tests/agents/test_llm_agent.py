@@ -34,7 +34,7 @@ def test_llm_plans_and_writes_within_the_answer_set(demo_home: Path) -> None:
     )
     service = QueryService(demo_home, llm=model, progress=False)
     response = service.ask(QUESTION, ground=False)
-    assert response.plan.planner == "llm" and response.plan.query == TREE
+    assert response.plan.planner == "llm" and response.plan.query.model_dump() == TREE
     assert response.synthesis == "llm" and not response.notes[1:]
     assert "One gene, SNCA" in response.answer and "HPO-derived association" in response.answer
     prompt = model.seen[0][1].content
@@ -78,7 +78,7 @@ def test_invalid_llm_plans_fall_back_to_the_offline_planner(demo_home: Path) -> 
     ]:
         model = ScriptedToolModel(script=[tool_reply("LLMQuery", bad)])
         response = QueryService(demo_home, llm=model, progress=False).ask(QUESTION, ground=False)
-        assert response.plan.planner == "offline" and response.plan.query == TREE
+        assert response.plan.planner == "offline" and response.plan.query.model_dump() == TREE
         assert reason in response.notes[0], response.notes
 
 

@@ -72,7 +72,7 @@ def test_questions_become_query_trees(
     service: QueryService, question: str, expected: dict[str, object]
 ) -> None:
     plan = service.resources("demo").planner.plan(question)
-    assert plan.query == expected
+    assert plan.query.model_dump() == expected
     assert plan.topology == topology(parse_query(expected))
     assert not plan.ambiguous and all(a.score > 0.5 for a in plan.anchors)
 
@@ -167,7 +167,7 @@ def test_questions_as_people_word_them(
     service: QueryService, question: str, expected: dict[str, object], method: str
 ) -> None:
     plan = service.resources("demo").planner.plan(question)
-    assert plan.query == expected
+    assert plan.query.model_dump() == expected
     assert {r.method for r in plan.relations} == {method}
 
 
@@ -192,7 +192,7 @@ def test_what_anchors_have_in_common_is_an_intersection(
     service: QueryService, question: str, relation: str, anchors: tuple[str, str], method: str
 ) -> None:
     plan = service.resources("demo").planner.plan(question)
-    assert plan.query == {
+    assert plan.query.model_dump() == {
         "op": "intersect",
         "inputs": [project(relation, entity(a)) for a in anchors],
     }
@@ -201,10 +201,12 @@ def test_what_anchors_have_in_common_is_an_intersection(
 
 def test_a_hyphenated_relation_adjective_reads_as_its_relation(service: QueryService) -> None:
     planner = service.resources("demo").planner
-    assert planner.plan("List SNCA-associated diseases").query == project(
+    assert planner.plan("List SNCA-associated diseases").query.model_dump() == project(
         "associated_with", entity(SNCA)
     )
-    assert planner.plan("Which SNCA-associated diseases present with dystonia?").query == {
+    assert planner.plan(
+        "Which SNCA-associated diseases present with dystonia?"
+    ).query.model_dump() == {
         "op": "intersect",
         "inputs": [
             project("associated_with", entity(SNCA)),
@@ -249,10 +251,10 @@ def test_unknown_wording_falls_back_to_relation_embeddings(service: QueryService
     plan = service.resources("demo").planner.plan("Which genes are tied to Parkinson disease 4?")
     (relation,) = plan.relations
     assert relation.method == "embedding" and relation.phrase == "tied to"
-    assert plan.query == project("associated_with", entity(PD4), inverse=True)
+    assert plan.query.model_dump() == project("associated_with", entity(PD4), inverse=True)
     assert plan.ambiguous  # a guess is flagged for the user's check, never silent
     report = template_report(
-        plan, [], service.resources("demo").retriever.query(parse_query(plan.query)).completeness,
+        plan, [], service.resources("demo").retriever.query(plan.query).completeness,
         service.resources("demo").store, max_results=5,
     )  # fmt: skip
     assert "Guessed: no known wording matched “tied to”; read as associated_with" in report
