@@ -780,9 +780,8 @@ def ground_command(
     """Label every claim of a report grounded / inferred / ungrounded / trivial.
 
     With OPENAI_API_KEY set, claims are extracted by the LLM (heuristic fallback, noted)."""
-    from kgrecall.grounding import KGGroundingValidator, auto_learn
+    from kgrecall.grounding import auto_learn
     from kgrecall.kg import atomic_write_bytes
-    from kgrecall.llm import LLMSettings, chat_model
 
     if output_format not in ("md", "json"):
         raise InvalidRequestError(f"invalid --format {output_format!r}; valid: md, json")
@@ -798,16 +797,11 @@ def ground_command(
         raise InvalidRequestError(
             "--task and --tool describe the analysis for --auto-learn; add --auto-learn"
         )
-    from kgrecall.tools import EntityIndex
-    from kgrecall.tools.name_tables import NameTables
+    from kgrecall.agents import QueryService
 
-    workspace = Workspace(home)
-    store = workspace.load(kg)
-    settings = LLMSettings.from_env()
-    llm = chat_model(settings) if settings is not None else None
-    index = EntityIndex(store, tables=NameTables.for_store(store, workspace.kg_dir(kg) / "indexes"))
-    validator = KGGroundingValidator(store, hub_degree=hub_degree, llm=llm, index=index)
-    result = validator.validate(text)
+    service = QueryService(home, progress=False)
+    result = service.ground(text, kg=kg, hub_degree=hub_degree)
+    store = service.resources(kg).store
     if output_format == "json":
         rendered = result.model_dump_json(indent=2) + "\n"
     else:
@@ -821,9 +815,11 @@ def ground_command(
         atomic_write_bytes(output, rendered.encode("utf-8"))
         typer.echo(f"{len(result.claims)} claims → {output}", err=True)
     if learn:
-        learned = auto_learn(store, task=task, findings=text, tools=tools or [])
-        workspace.save(store, kg)
-        _write_indexes(workspace, kg, store)
+        workspace = service.workspace
+        learning = workspace.load(kg)  # a copy: the service's store stays as it was read
+        learned = auto_learn(learning, task=task, findings=text, tools=tools or [])
+        workspace.save(learning, kg)
+        _write_indexes(workspace, kg, learning)
         typer.echo(
             f"auto-learned into {kg!r}: {len(learned.nodes_added)} nodes, "
             f"{learned.edges_added} edges ({learned.edges_skipped_existing} already present); "
