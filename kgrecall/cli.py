@@ -28,9 +28,7 @@ if TYPE_CHECKING:
         KGSchema,
     )
     from kgrecall.tools import QueryNode
-
-#: Test triples scored before and after ULTRA fine-tuning (both directions each).
-ULTRA_TEST_LIMIT = 1000
+    from kgrecall.tools.linkpred import CompletionModel, RankMetrics
 
 #: The calibration store, shared by every KG of a workspace (records are keyed by KG).
 
@@ -416,23 +414,15 @@ def train(
     ``--model ultra`` (or ``ultra+rules``) fine-tunes the shipped ULTRA weights; zero-shot
     ULTRA and mined rules need no training.
     """
-    from kgrecall.agents import model_path
-    from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor, TrainingConfig
-    from kgrecall.tools.linkpred.registry import needs_training, ultra_member
+    from kgrecall.agents import QueryService, model_path
+    from kgrecall.tools.linkpred import TrainingConfig
+    from kgrecall.tools.linkpred.registry import needs_training
 
     if loop not in ("auto", "lcwa", "slcwa"):
         raise InvalidRequestError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
-    workspace = Workspace(home)
-    if if_missing and model_path(workspace, kg, model).is_file():
+    service = QueryService(home, use_env_llm=False, model=model, progress=False)
+    if if_missing and model_path(service.workspace, kg, model).is_file():
         typer.echo(f"KG {kg!r} already has a trained {model} model (retrain without --if-missing)")
-        return
-    store = workspace.load(kg)
-    ultra = ultra_member(model)
-    if ultra is not None:
-        _fine_tune_ultra(workspace, store, kg, model, ultra, budget_minutes or 10.0, seed)
-        return
-    if not needs_training(model):
-        typer.echo(f"{model}: nothing to train (its rules are mined whenever the KG is loaded)")
         return
     config = TrainingConfig(
         model=model,
@@ -442,10 +432,46 @@ def train(
         training_loop=loop,  # type: ignore[arg-type]
         time_budget_s=None if budget_minutes is None else budget_minutes * 60,
         seed=seed,
+    ) if needs_training(model) else None  # fmt: skip
+    trained = service.train(kg, config=config, budget_minutes=budget_minutes or 10.0, seed=seed)
+    if trained.model is None:
+        typer.echo(f"{model}: nothing to train (its rules are mined whenever the KG is loaded)")
+        return
+    if trained.before is not None and trained.after is not None:
+        _print_fine_tuning(kg, trained.model, trained.before, trained.after)
+    else:
+        _print_training(kg, trained.model)
+    typer.echo(f"  saved: {trained.path}")
+
+
+def _print_fine_tuning(
+    kg: str, model: CompletionModel, before: RankMetrics, after: RankMetrics
+) -> None:
+    """ULTRA fine-tuning: steps, stop reason, test metrics before and after."""
+    from kgrecall.tools.linkpred import UltraCompletion
+
+    assert isinstance(model, UltraCompletion) and model.report is not None
+    report = model.report
+    typer.echo(
+        f"{model.name} fine-tuned on {kg!r}: {report.steps} steps, best at {report.best_step}, "
+        f"stopped by {report.stopped_by}, {report.seconds:.0f} s"
     )
-    predictor = LinkPredictor.train(store, config)
-    path = predictor.save(model_path(workspace, kg, model))
-    report = predictor.report
+    typer.echo(f"  triples train/valid/test: {report.n_train}/{report.n_valid}/{report.n_test}")
+    for label, metrics in (("zero-shot", before), ("fine-tuned", after)):
+        typer.echo(
+            f"  {label:<10} filtered test MRR {metrics.mrr:.3f}  Hits@1 {metrics.hits_at_1:.3f}"
+            f"  Hits@10 {metrics.hits_at_10:.3f}  ({metrics.n_triples} test triples)"
+        )
+    if after.mrr < before.mrr:
+        typer.echo("  fine-tuning did not help: delete the file to use the zero-shot model")
+
+
+def _print_training(kg: str, model: CompletionModel) -> None:
+    """A KG embedding's training: epochs, stop reason, test metrics, the go/no-go verdict."""
+    from kgrecall.tools.linkpred import GO_HITS_AT_10, GO_MRR, LinkPredictor
+
+    assert isinstance(model, LinkPredictor)
+    report = model.report
     test = report.test
     typer.echo(
         f"{report.model} on {kg!r} ({report.training_loop}, {report.epochs} epochs, best at "
@@ -459,44 +485,6 @@ def train(
     typer.echo(f"  probability calibration: Platt scaling, ECE {report.calibration_ece:.3f}")
     verdict = "GO" if test.go else "NO-GO"
     typer.echo(f"  verdict: {verdict} (needs MRR ≥ {GO_MRR} and Hits@10 ≥ {GO_HITS_AT_10})")
-    typer.echo(f"  saved: {path}")
-
-
-def _fine_tune_ultra(
-    workspace: Workspace,
-    store: GraphStore,
-    kg: str,
-    model: str,
-    ultra: str,
-    minutes: float,
-    seed: int,
-) -> None:
-    """Fine-tune the shipped ULTRA ``ultra`` (the model ``model`` or its ULTRA member) on
-    ``store``'s train split; test MRR before and after."""
-    from kgrecall.agents import model_path
-    from kgrecall.tools.linkpred import UltraCompletion, evaluate_split, fine_tune
-    from kgrecall.tools.linkpred.registry import ULTRA_MODELS
-
-    base = UltraCompletion.from_pretrained(ULTRA_MODELS[ultra])
-    before = evaluate_split(base, store, seed=seed, limit=ULTRA_TEST_LIMIT)
-    tuned = fine_tune(base, store, budget_s=minutes * 60, seed=seed)
-    after = evaluate_split(tuned, store, seed=seed, limit=ULTRA_TEST_LIMIT)
-    path = tuned.save(model_path(workspace, kg, model))
-    report = tuned.report
-    assert report is not None
-    typer.echo(
-        f"{base.name} fine-tuned on {kg!r}: {report.steps} steps, best at {report.best_step}, "
-        f"stopped by {report.stopped_by}, {report.seconds:.0f} s"
-    )
-    typer.echo(f"  triples train/valid/test: {report.n_train}/{report.n_valid}/{report.n_test}")
-    for label, metrics in (("zero-shot", before), ("fine-tuned", after)):
-        typer.echo(
-            f"  {label:<10} filtered test MRR {metrics.mrr:.3f}  Hits@1 {metrics.hits_at_1:.3f}"
-            f"  Hits@10 {metrics.hits_at_10:.3f}  ({metrics.n_triples} test triples)"
-        )
-    if after.mrr < before.mrr:
-        typer.echo("  fine-tuning did not help: delete the file to use the zero-shot model")
-    typer.echo(f"  saved: {path}")
 
 
 def _split(values: list[str] | None) -> list[str]:

@@ -70,12 +70,14 @@ from kgrecall.tools.kg_indexes import INDEX_FOLDER, write_indexes
 from kgrecall.tools.linkpred import CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.registry import (
     DEFAULT_MODEL,
+    ULTRA_MODELS,
     canonical_name,
     load_completion_model,
     load_like,
     needs_training,
     refit,
     retrain_if_stale,
+    ultra_member,
 )
 from kgrecall.tools.name_tables import NameTables
 
@@ -84,6 +86,7 @@ if TYPE_CHECKING:
     from langgraph.types import Checkpointer
 
     from kgrecall.agents.agent import TwoPhaseAgent
+    from kgrecall.tools.linkpred import RankMetrics, TrainingConfig
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,8 @@ MAX_EVIDENCE_TRIPLES = 5000
 DEFAULT_MAX_LOADED_KGS = 4
 #: Most entities one search returns.
 MAX_SEARCH_HITS = 50
+#: Test triples scored before and after ULTRA fine-tuning (both directions each).
+ULTRA_TEST_TRIPLES = 1000
 #: Earlier KG versions searched for a calibration that can stand in while one is stale.
 MAX_STALE_VERSIONS = 20
 
@@ -267,6 +272,19 @@ class Recalibration(BaseModel):
     #: edges added or removed since the newest calibrated version (None: never calibrated,
     #: or not asked for by an ingestion)
     edges_changed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Training:
+    """What :meth:`QueryService.train` did: the model trained and where it went (both None
+    when the model has nothing to train); for ULTRA, the filtered test metrics of the
+    zero-shot weights and of the fine-tuned ones."""
+
+    name: str
+    model: CompletionModel | None
+    path: Path | None
+    before: RankMetrics | None = None
+    after: RankMetrics | None = None
 
 
 class Ingestion(BaseModel):
@@ -763,6 +781,49 @@ class QueryService:
                 resources.store, hub_degree=hub_degree, llm=self.llm, index=resources.index
             )
         return validator.validate(report)
+
+    def train(
+        self,
+        kg: str,
+        *,
+        config: TrainingConfig | None = None,
+        budget_minutes: float = 10.0,
+        seed: int = 0,
+    ) -> Training:
+        """Train the service's model on KG ``kg`` and save it where the service loads it from;
+        a loaded KG then serves it. ULTRA (and an ensemble's ULTRA member) is fine-tuned from
+        the shipped weights for ``budget_minutes``; a KG embedding is trained with ``config``
+        (default: PyKEEN defaults of its model); mined rules have nothing to train."""
+        from kgrecall.tools.linkpred import (
+            LinkPredictor,
+            TrainingConfig,
+            UltraCompletion,
+            evaluate_split,
+            fine_tune,
+        )
+
+        store = self.workspace.load(kg)
+        path = model_path(self.workspace, kg, self.model)
+        ultra = ultra_member(self.model)
+        if ultra is not None:
+            base = UltraCompletion.from_pretrained(ULTRA_MODELS[ultra])
+            before = evaluate_split(base, store, seed=seed, limit=ULTRA_TEST_TRIPLES)
+            tuned = fine_tune(base, store, budget_s=budget_minutes * 60, seed=seed)
+            after = evaluate_split(tuned, store, seed=seed, limit=ULTRA_TEST_TRIPLES)
+            trained = Training(self.model, tuned, tuned.save(path), before, after)
+        elif not needs_training(self.model):
+            return Training(self.model, None, None)
+        else:
+            config = config or TrainingConfig(model=self.model)
+            if canonical_name(config.model) != canonical_name(self.model):
+                raise KGError(
+                    f"the training configuration names {config.model!r}, the service serves "
+                    f"{self.model!r}"
+                )
+            predictor = LinkPredictor.train(store, config)
+            trained = Training(self.model, predictor, predictor.save(path))
+        self._reload(kg)
+        return trained
 
     def calibrate(
         self,

@@ -158,3 +158,19 @@ def test_the_fast_level_loads_no_model_and_warm_loads_them(small_home: Path) -> 
     assert before == ""
     assert {"torch", "sentence_transformers", "bm25s"} <= set(after.split(","))
     assert bound == "True"
+
+
+def test_training_saves_the_model_and_a_loaded_kg_serves_it(small_home: Path) -> None:
+    from kgrecall.tools.linkpred import TrainingConfig
+
+    service = QueryService(small_home, use_env_llm=False, progress=False, model="DistMult")
+    assert service.resources("b").retriever.predictor is None  # nothing trained yet
+    config = TrainingConfig(model="DistMult", embedding_dim=8, max_epochs=2, eval_every=1)
+    trained = service.train("b", config=config)
+    assert trained.path is not None and trained.path.is_file() and trained.before is None
+    served = service.resources("b").retriever.predictor
+    assert served is not None and served.identifier == trained.model.identifier
+    with pytest.raises(KGError, match="names 'RotatE', the service serves 'DistMult'"):
+        service.train("b", config=TrainingConfig(model="RotatE"))
+    rules = QueryService(small_home, use_env_llm=False, progress=False, model="rules")
+    assert rules.train("b").model is None  # mined when loaded: nothing to train
