@@ -414,14 +414,14 @@ def train(
     ``--model ultra`` (or ``ultra+rules``) fine-tunes the shipped ULTRA weights; zero-shot
     ULTRA and mined rules need no training.
     """
-    from kgrecall.agents import QueryService, model_path
+    from kgrecall.agents import QueryService
     from kgrecall.tools.linkpred import TrainingConfig
     from kgrecall.tools.linkpred.registry import needs_training
 
     if loop not in ("auto", "lcwa", "slcwa"):
         raise InvalidRequestError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
     service = QueryService(home, use_env_llm=False, model=model, progress=False)
-    if if_missing and model_path(service.workspace, kg, model).is_file():
+    if if_missing and service.saved_model(kg) is not None:
         typer.echo(f"KG {kg!r} already has a trained {model} model (retrain without --if-missing)")
         return
     config = TrainingConfig(

@@ -26,10 +26,6 @@ if TYPE_CHECKING:
         KGResources,
         QueryResponse,
         QueryService,
-        calibration_predictor,
-        calibration_store,
-        load_predictor,
-        model_path,
     )
     from kgrecall.agents.synthesis import Synthesis, template_report
     from kgrecall.agents.tools import make_agent_tools
@@ -51,11 +47,7 @@ __all__ = [
     "RelationLink",
     "Synthesis",
     "TwoPhaseAgent",
-    "calibration_predictor",
-    "calibration_store",
-    "load_predictor",
     "make_agent_tools",
-    "model_path",
     "template_report",
 ]
 
@@ -78,10 +70,6 @@ __getattr__, __dir__ = attach(
         "KGResources": "kgrecall.agents.service",
         "QueryResponse": "kgrecall.agents.service",
         "QueryService": "kgrecall.agents.service",
-        "calibration_predictor": "kgrecall.agents.service",
-        "calibration_store": "kgrecall.agents.service",
-        "load_predictor": "kgrecall.agents.service",
-        "model_path": "kgrecall.agents.service",
         "Synthesis": "kgrecall.agents.synthesis",
         "template_report": "kgrecall.agents.synthesis",
         "make_agent_tools": "kgrecall.agents.tools",

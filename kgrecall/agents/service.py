@@ -587,11 +587,15 @@ class QueryService:
                 )
             return self._agents[kg]
 
+    def saved_model(self, kg: str) -> Path | None:
+        """The file of the served model trained or fine-tuned on ``kg``, if one was saved."""
+        path = model_path(self.workspace, kg, self.model)
+        return path if path.is_file() else None
+
     def has_predictor(self, kg: str) -> bool:
         """Whether ``kg`` has a completion model (ULTRA and rules always; a KG embedding once
         ``kgrecall train`` saved one)."""
-        trained = model_path(self.workspace, kg, self.model).is_file()
-        return trained or not needs_training(self.model)
+        return self.saved_model(kg) is not None or not needs_training(self.model)
 
     def databases(self) -> list[dict[str, object]]:
         """The workspace's KGs with their size and version (loaded ones from memory)."""

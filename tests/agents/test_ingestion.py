@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from kgrecall.agents import QueryService, model_path
+from kgrecall.agents import QueryService
+from kgrecall.agents.service import model_path
 from kgrecall.kg import Edge, GraphStore, KGError, NetworkXStore, Workspace
 from kgrecall.kg.history import IngestPolicy
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset

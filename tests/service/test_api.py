@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from kgrecall.agents import QueryService, calibration_store
+from kgrecall.agents import QueryService
+from kgrecall.agents.service import calibration_store
 from kgrecall.calibration import CalibrationKey
 from kgrecall.kg import DEMO_NAME, KGError, Workspace
 from kgrecall.service import create_app

@@ -20,7 +20,8 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kgrecall.agents import QueryService, calibration_store
+from kgrecall.agents import QueryService
+from kgrecall.agents.service import calibration_store
 from kgrecall.calibration import NO_PREDICTOR, CalibrationKey
 from kgrecall.kg import DEMO_NAME, KGError, Workspace, load_graph
 from kgrecall.kg.loaders import load_tsv
