@@ -169,6 +169,7 @@ class CalibratedRetriever:
         self._gate: ConformalGate | None = None
         self._retrieval_gate: ConformalGate | None = None
         self._lock = threading.RLock()
+        self._retrieval_lock = threading.Lock()
 
     @property
     def predictor(self) -> CompletionModel | None:
@@ -327,7 +328,8 @@ class CalibratedRetriever:
         return CalibratedAnswer(completeness, result)
 
     def _retrieval_only_gate(self) -> ConformalGate:
-        with self._lock:
+        # its own lock: retrieval-only answers never wait for the model to load
+        with self._retrieval_lock:
             if self._retrieval_gate is None:
                 self._retrieval_gate = ConformalGate(
                     ScoredGraph(self.store, None, self._gate_config)
