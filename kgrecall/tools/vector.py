@@ -175,10 +175,9 @@ class VectorIndex:
         """Load the index of this KG version from ``folder``, or build and save it — from the
         index of an earlier version when one is there, embedding only what changed."""
         path = cls.path_for(store, folder)
-        if path.is_file():
-            index = cls.load(path)
-            if index.version == store.version:
-                return index
+        saved = cls.saved(store, folder)  # a damaged file is logged and built anew
+        if saved is not None:
+            return saved
         previous = None
         for stale in sorted(folder.glob("vectors-*.npz"), key=lambda f: f.stat().st_mtime):
             if stale != path:

@@ -81,3 +81,20 @@ def test_kg_index_command_writes_the_indexes_the_service_then_loads(nations_home
     missing = CliRunner().invoke(app, ["kg", "index", "nowhere", "--home", str(nations_home)])
     assert isinstance(missing.exception, KGNotFoundError)
     assert "no KG named 'nowhere'" in str(missing.exception)
+
+
+def test_a_damaged_vector_index_is_reported_and_never_trusted(
+    nations_home: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logging.getLogger("kgrecall.tools.vector"), "disabled", False)
+    workspace = Workspace(nations_home)
+    store = workspace.load("nations")
+    folder = workspace.kg_dir("nations") / INDEX_FOLDER
+    write_indexes(store, folder, progress=False)
+    VectorIndex.path_for(store, folder).write_bytes(b"not an npz archive")
+    with caplog.at_level(logging.WARNING, logger="kgrecall.tools.vector"):
+        assert VectorIndex.saved(store, folder) is None
+    assert "not a readable vector index" in caplog.text and "kgrecall kg index" in caplog.text
+    assert missing_indexes(store, folder) == ["vectors"]
+    write_indexes(store, folder, only_missing=True, progress=False)
+    assert VectorIndex.saved(store, folder) is not None
