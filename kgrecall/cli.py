@@ -896,7 +896,7 @@ def serve_command(
         host=host,
         preload=preload or (),
     )
-    uvicorn.run(api, host=host, port=port, log_level="info")
+    uvicorn.run(api, host=host, port=port, log_level="info", http="httptools")
 
 
 @app.command("mcp")

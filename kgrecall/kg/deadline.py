@@ -69,6 +69,11 @@ def low_priority(share: float) -> Iterator[None]:
         _PACE.reset(token)
 
 
+def is_low_priority() -> bool:
+    """Whether the current work runs inside :func:`low_priority` (with a share below 1)."""
+    return _PACE.get() is not None
+
+
 def check_deadline() -> None:
     """Raise :class:`DeadlineExceededError` when the current deadline (if any) has passed;
     pause first when the work is paced (:func:`low_priority`)."""

@@ -41,7 +41,12 @@ def live_server(api: FastAPI) -> Iterator[str]:
     """``api`` served by uvicorn on 127.0.0.1 (a free port) for the module's tests."""
     port = free_port()
     config = uvicorn.Config(
-        api, host="127.0.0.1", port=port, log_level="error", timeout_keep_alive=60
+        api,
+        host="127.0.0.1",
+        port=port,
+        log_level="error",
+        timeout_keep_alive=60,
+        http="httptools",  # as `kgrecall serve`
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -87,6 +87,27 @@ def test_chunked_uploads_over_the_limit_are_refused_in_process(client: TestClien
     assert len(reply.content) < 200
 
 
+def test_reports_too_long_to_ground_in_time_are_refused_before_they_are_read(
+    service: QueryService,
+) -> None:
+    """``/v1/ground`` has its own body limit (1 MiB by default, below the general one): a
+    larger report could not be grounded within the request timeout, and reading it cost the
+    event loop under a hostile mix. Other routes keep the general limit."""
+    app = create_app(service, admin_key="k", max_body_bytes=8_000_000)
+    client = TestClient(app, raise_server_exceptions=False)
+    headers = {"content-type": "application/json"}
+    streamed = client.post("/v1/ground", content=chunks(2_000_000), headers=headers)
+    assert streamed.status_code == 413 and "larger than 1,048,576 bytes" in streamed.text
+    sized = client.post("/v1/ground", json={"report": "x" * 1_100_000})
+    assert sized.status_code == 413 and "larger than 1,048,576 bytes" in sized.text
+    ingest = client.post(
+        "/v1/platform/ingest",
+        content=b"{" + b" " * 1_100_000 + b"}",
+        headers={**headers, "X-API-Key": "k"},
+    )
+    assert ingest.status_code != 413  # read and refused for what it is, not by its size
+
+
 def test_chunked_uploads_over_the_limit_are_refused_over_loopback(live_server: str) -> None:
     """Through uvicorn with ``Transfer-Encoding: chunked``: 9–200 MB bodies were all read and
     a 100 MB one echoed back in a 100 MB 422."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +17,7 @@ import torch
 from torch.nn import functional
 
 from kgrecall.kg import Edge, KGSchema, NetworkXStore, Node
+from kgrecall.kg.deadline import low_priority
 from kgrecall.kg.loaders import load_pykeen_dataset
 from kgrecall.tools.linkpred import (
     VENDORED_CHECKPOINTS,
@@ -23,7 +27,12 @@ from kgrecall.tools.linkpred import (
     evaluate_pykeen,
     fine_tune,
 )
-from kgrecall.tools.linkpred.ultra import INTERACTIONS, UltraNet, vendored_checkpoint
+from kgrecall.tools.linkpred.ultra import (
+    INTERACTIONS,
+    PassThread,
+    UltraNet,
+    vendored_checkpoint,
+)
 
 SHARED = Path("/work/shared/models/ultra")
 #: Zero-shot filtered MRR on UMLS's full test split (both directions), from the reference.
@@ -203,6 +212,73 @@ def test_project_with_one_hot_weights_equals_tail_logits(ultra_4g: UltraCompleti
             np.testing.assert_allclose(
                 probabilities, torch.sigmoid(logits[row]).numpy(), rtol=1e-6, atol=1e-7
             )
+
+
+def test_passes_run_on_one_thread_whichever_thread_asks(
+    ultra_4g: UltraCompletion, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every inference pass runs on the pass thread (one malloc arena's high-water mark, not
+    one per request thread), with the same result as before; errors reach the caller."""
+    bound = ultra_4g.bind(tiny_store())
+    weights = np.zeros(len(bound.entity_ids), dtype=np.float32)
+    weights[1] = 1.0
+    expected = bound.project(weights, "a_rel", inverse=False)
+    ran_on: list[str] = []
+    entity_logits = bound.model.network.entity_logits
+
+    def recorded(*args: Any) -> torch.Tensor:
+        ran_on.append(threading.current_thread().name)
+        return entity_logits(*args)
+
+    monkeypatch.setattr(bound.model.network, "entity_logits", recorded)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: bound.project(weights, "a_rel", inverse=False), range(8)))
+    assert len(ran_on) == 8 and set(ran_on) == {"kgrecall-ultra-pass"}
+    for result in results:
+        np.testing.assert_array_equal(result, expected)
+
+    def broken(*_: Any) -> torch.Tensor:
+        raise RuntimeError("pass failed")
+
+    monkeypatch.setattr(bound.model.network, "entity_logits", broken)
+    with pytest.raises(RuntimeError, match="pass failed"):
+        bound.project(weights, "a_rel", inverse=False)
+
+
+def test_paced_passes_wait_for_normal_ones() -> None:
+    """Passes queued inside ``low_priority`` (the server's heavy lane) run after every normal
+    pass already waiting, whatever the order they were queued in."""
+    passes = PassThread()
+    release = threading.Event()
+    started = threading.Event()
+    order: list[str] = []
+
+    def blocker() -> str:
+        started.set()
+        release.wait(10)
+        return "blocker"
+
+    def record(name: str) -> str:
+        order.append(name)
+        return name
+
+    def paced(name: str) -> str:
+        with low_priority(0.5):
+            return passes.run(partial(record, name))
+
+    with ThreadPoolExecutor(5) as pool:
+        first = pool.submit(passes.run, blocker)
+        assert started.wait(10)  # the pass thread is busy: what follows queues up
+        queued = [pool.submit(paced, "paced-1"), pool.submit(paced, "paced-2")]
+        while passes._queue.qsize() < 2:
+            threading.Event().wait(0.01)
+        queued.append(pool.submit(passes.run, partial(record, "normal")))
+        while passes._queue.qsize() < 3:
+            threading.Event().wait(0.01)
+        release.set()
+        assert first.result(10) == "blocker"
+        assert [future.result(10) for future in queued] == ["paced-1", "paced-2", "normal"]
+    assert order == ["normal", "paced-1", "paced-2"]
 
 
 def test_fuzzy_sets_are_one_pass_and_thresholded(ultra_4g: UltraCompletion) -> None:
