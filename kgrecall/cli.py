@@ -332,38 +332,36 @@ def subgraph(
 
 
 def neo4j_store(database: str | None, schema: KGSchema | None = None) -> GraphStore:
-    """A Neo4jStore from NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD."""
-    from neo4j import GraphDatabase
-
+    """A Neo4jStore from NEO4J_URI / NEO4J_USER / NEO4J_PASSWORD (and NEO4J_DATABASE)."""
     from kgrecall.kg.neo4j_store import Neo4jStore
 
-    environment = settings()
-    if environment.neo4j_uri is None:
-        raise InvalidRequestError("set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to use Neo4j")
-    auth = (environment.neo4j_user, environment.neo4j_password.get_secret_value())
-    driver = GraphDatabase.driver(environment.neo4j_uri, auth=auth)
-    return Neo4jStore(driver, database=database, schema=schema)
+    return Neo4jStore.from_settings(database=database, schema=schema)
 
 
 @kg_app.command("push-neo4j")
 def push_neo4j(
     kg: Annotated[str, typer.Argument(help="KG name or path to a KG file.")] = DEMO_NAME,
     database: Annotated[
-        str | None, typer.Option(help="Neo4j database (default: server's).")
+        str | None, typer.Option(help="Neo4j database (default: NEO4J_DATABASE, else server's).")
     ] = None,
     replace: Annotated[bool, typer.Option(help="Delete kgrecall's existing nodes first.")] = False,
     home: HomeOption = None,
 ) -> None:
-    """Load a KG into Neo4j (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) with its indexes."""
+    """Load a KG into Neo4j (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) with its indexes; it is
+    served from there under its workspace name with KGRECALL_STORE=neo4j."""
+    from dataclasses import replace as replaced
+
     from kgrecall.kg.neo4j_store import Neo4jStore
 
-    source = Workspace(home).load(kg)
-    target = neo4j_store(database, source.schema)
-    assert isinstance(target, Neo4jStore)
+    workspace = Workspace(home)
+    source = workspace.load(kg)
+    name = kg if workspace.exists(kg) else source.metadata.name
+    target = Neo4jStore.from_settings(
+        database=database, schema=source.schema, metadata=replaced(source.metadata, name=name)
+    )
     if replace:
         target.clear()
     target.ensure_indexes()
-    target.metadata = source.metadata
     target.add_nodes(source.nodes())
     target.add_edges(source.edges())
     typer.echo(f"pushed {source.number_of_nodes():,} nodes and {source.number_of_edges():,} edges")

@@ -17,6 +17,9 @@ accepts.
 | ``KGRECALL_LLM_MODEL`` | the chat model (default ``gpt-4o-mini``) |
 | ``KGRECALL_LLM_TIMEOUT`` | seconds per LLM call (default 30) |
 | ``NEO4J_URI`` / ``NEO4J_USER`` / ``NEO4J_PASSWORD`` | a Neo4j server |
+| ``NEO4J_DATABASE`` | its database (default: the server's default database) |
+| ``KGRECALL_STORE`` | ``embedded`` (the workspace's KG files, default) or ``neo4j``: serve the KG |
+|  | held in that Neo4j database (``kgrecall kg push-neo4j`` puts one there) |
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kgrecall.errors import InvalidRequestError
 
-__all__ = ["DEFAULT_LLM_MODEL", "Settings", "settings"]
+__all__ = ["DEFAULT_LLM_MODEL", "Settings", "StoreKind", "settings"]
 
 DEFAULT_LLM_MODEL = "gpt-4o-mini"
+#: Where a service's KGs live: the workspace's files, or a Neo4j database.
+StoreKind = Literal["embedded", "neo4j"]
 
 
 class Settings(BaseSettings):
@@ -51,6 +56,8 @@ class Settings(BaseSettings):
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("")
+    neo4j_database: str | None = None
+    kgrecall_store: StoreKind = "embedded"
 
     @field_validator(
         "kgrecall_home",
@@ -60,6 +67,7 @@ class Settings(BaseSettings):
         "openai_api_key",
         "openai_base_url",
         "neo4j_uri",
+        "neo4j_database",
         mode="before",
     )
     @classmethod
@@ -67,7 +75,7 @@ class Settings(BaseSettings):
         """``VAR=`` (set but empty) means the same as not set."""
         return None if value == "" else value
 
-    @field_validator("kgrecall_query_log", "kgrecall_admin_auth", mode="before")
+    @field_validator("kgrecall_query_log", "kgrecall_admin_auth", "kgrecall_store", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value

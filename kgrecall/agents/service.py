@@ -49,13 +49,14 @@ from kgrecall.calibration import (
     open_calibration_store,
     reduce_strata,
 )
+from kgrecall.errors import InvalidRequestError
 from kgrecall.grounding import GroundingResult, KGGroundingValidator
 from kgrecall.kg import GraphStore, KGError, Workspace
 from kgrecall.kg.errors import KGNotFoundError
 from kgrecall.kg.history import ChangeLog
 from kgrecall.kg.loaders.base import GraphBatch
 from kgrecall.llm import LLMSettings, chat_model
-from kgrecall.settings import settings
+from kgrecall.settings import StoreKind, settings
 from kgrecall.tools import (
     Candidate,
     EntityIndex,
@@ -330,10 +331,14 @@ class QueryService:
         progress: bool = True,
         max_loaded_kgs: int = DEFAULT_MAX_LOADED_KGS,
         query_log: str | None = None,
+        store: StoreKind | None = None,
     ) -> None:
         if max_loaded_kgs < 1:
             raise KGError(f"max_loaded_kgs must be at least 1, not {max_loaded_kgs}")
         self.workspace = Workspace(home)
+        #: where the KGs served live: the workspace's files, or the Neo4j database of the
+        #: settings (models, indexes and calibrations stay in the workspace either way)
+        self.store_kind: StoreKind = store or settings().kgrecall_store
         mode = query_log or settings().kgrecall_query_log or "off"
         if mode not in LOG_MODES:
             raise KGError(f"invalid query log mode {mode!r}; valid: {', '.join(LOG_MODES)}")
@@ -354,6 +359,7 @@ class QueryService:
         self._listing: dict[str, tuple[float, dict[str, object]]] = {}
         self._schemas: dict[str, SchemaResponse] = {}
         self._guard = threading.Lock()
+        self._neo4j_store: GraphStore | None = None
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -367,20 +373,62 @@ class QueryService:
 
         ``warm`` (a server at start) also builds what is otherwise built on first use (see
         :meth:`KGResources.warm`); a command that asks one question leaves it off."""
-        if not self.workspace.exists(kg):
+        with self._guard:
+            if kg in self._resources or kg in self._loads:
+                return self._loaded_or_loading(kg)
+        self._check_served(kg)
+        with self._guard:
+            if kg not in self._resources and kg not in self._loads:
+                self._loads[kg] = self._loader.submit(self._load_and_keep, kg, warm)
+            return self._loaded_or_loading(kg)
+
+    def _loaded_or_loading(self, kg: str) -> Future[KGResources]:
+        """The loaded KG as a done future (marked most recently used), else its load; call
+        with the guard held."""
+        loaded = self._resources.get(kg)
+        if loaded is None:
+            return self._loads[kg]
+        self._resources.move_to_end(kg)
+        done: Future[KGResources] = Future()
+        done.set_result(loaded)
+        return done
+
+    def served_names(self) -> list[str]:
+        """The KGs this service serves: the workspace's, or the one KG in Neo4j."""
+        if self.store_kind == "neo4j":
+            return [self._neo4j().metadata.name]
+        return self.workspace.names()
+
+    def serves(self, kg: str) -> bool:
+        """Whether ``kg`` is one of :meth:`served_names` (nothing is loaded to tell)."""
+        if self.store_kind == "neo4j":
+            return kg in self.served_names()
+        return self.workspace.exists(kg)
+
+    def _check_served(self, kg: str) -> None:
+        if self.serves(kg):
+            return
+        if self.store_kind == "neo4j":
+            raise KGNotFoundError(kg, f"no KG named {kg!r} in the Neo4j database")
+        else:
             known = ", ".join(self.workspace.names()) or "none"
             hint = " (run `kgrecall kg build-demo`)" if kg == "demo" else ""
             raise KGNotFoundError(kg, f"no KG named {kg!r}{hint}; known KGs: {known}")
+
+    def open_store(self, kg: str) -> GraphStore:
+        """KG ``kg`` as a store: read from the workspace, or the Neo4j database itself."""
+        self._check_served(kg)
+        return self._neo4j() if self.store_kind == "neo4j" else self.workspace.load(kg)
+
+    def _neo4j(self) -> GraphStore:
+        """The Neo4j KG, connected once: read as it is when first loaded (its version is
+        computed once), like a workspace KG is read once per load."""
+        from kgrecall.kg.neo4j_store import Neo4jStore
+
         with self._guard:
-            loaded = self._resources.get(kg)
-            if loaded is not None:
-                self._resources.move_to_end(kg)
-                done: Future[KGResources] = Future()
-                done.set_result(loaded)
-                return done
-            if kg not in self._loads:
-                self._loads[kg] = self._loader.submit(self._load_and_keep, kg, warm)
-            return self._loads[kg]
+            if self._neo4j_store is None:
+                self._neo4j_store = Neo4jStore.from_settings()
+            return self._neo4j_store
 
     def loaded(self) -> list[str]:
         """The KGs in memory, least recently used first."""
@@ -407,7 +455,7 @@ class QueryService:
             return self._build_resources(kg)
 
     def _build_resources(self, kg: str) -> KGResources:
-        store = self.workspace.load(kg)
+        store = self.open_store(kg)
         folder = self.workspace.kg_dir(kg) / INDEX_FOLDER
         fulltext = FulltextIndex(store)
         vector = VectorIndex.saved(store, folder)  # built when the KG is written, not here
@@ -476,6 +524,11 @@ class QueryService:
         started before keeps the version it started on, later ones see the new one — never a
         mix. Until the new version is calibrated, queries use the previous calibration or
         none, as the policy says."""
+        if self.store_kind == "neo4j":
+            raise InvalidRequestError(
+                f"KG {kg!r} is held in Neo4j: change it there (or ingest into the workspace "
+                "copy and `kgrecall kg push-neo4j --replace` it)"
+            )
         store, change = self.workspace.ingest(kg, batch, removals, source=source)
         if change.version_after == change.version_before:
             return Ingestion(change=change, recalibration=None)
@@ -483,7 +536,7 @@ class QueryService:
         self._reload(kg)
         rechecked = 0
         if self.query_log is not None:
-            rechecked = self.query_log.recheck(kg, self.workspace.load(kg))
+            rechecked = self.query_log.recheck(kg, self.open_store(kg))
         return Ingestion(
             change=change, recalibration=self.recalibration_due(kg), rechecked_queries=rechecked
         )
@@ -520,7 +573,7 @@ class QueryService:
         if policy.on_ingest != "recalibrate":
             return None
         records = calibration_store(self.workspace).all(kg)
-        current = self.workspace.load(kg).version
+        current = self.open_store(kg).version
         if any(r.kg_version == current for r in records):
             return None
         history = self.workspace.history(kg)
@@ -600,12 +653,14 @@ class QueryService:
     def databases(self) -> list[dict[str, object]]:
         """The workspace's KGs with their size and version (loaded ones from memory)."""
         listed = []
-        for name in self.workspace.names():
-            stamp = self.workspace.graph_path(name).stat().st_mtime
+        for name in self.served_names():
+            # a workspace KG is listed anew when its file changed; a Neo4j KG once
+            embedded = self.store_kind == "embedded"
+            stamp = self.workspace.graph_path(name).stat().st_mtime if embedded else 0.0
             cached = self._listing.get(name)
             if cached is None or cached[0] != stamp:
                 resources = self._resources.get(name)
-                store = resources.store if resources else self.workspace.load(name)
+                store = resources.store if resources else self.open_store(name)
                 summary: dict[str, object] = {
                     "name": name,
                     "version": store.version,
@@ -806,7 +861,7 @@ class QueryService:
             fine_tune,
         )
 
-        store = self.workspace.load(kg)
+        store = self.open_store(kg)
         path = model_path(self.workspace, kg, self.model)
         ultra = ultra_member(self.model)
         if ultra is not None:
@@ -850,7 +905,7 @@ class QueryService:
         calibration for this KG version and predictor (nothing to do → no records)."""
         if conditioning not in ("none", "relation", "degree"):
             raise KGError(f"invalid conditioning {conditioning!r}; valid: none, relation, degree")
-        store = self.workspace.load(kg)
+        store = self.open_store(kg)
         path = model_path(self.workspace, kg, self.model)
         if neural and retrain_if_stale(self.model, path, store, say=say) is not None:
             self._reload(kg)  # serve the retrained model

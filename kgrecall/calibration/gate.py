@@ -42,7 +42,7 @@ from typing import Literal
 
 import numpy as np
 
-from kgrecall.kg import Direction, Edge, GraphStore, KGError, relation_signatures
+from kgrecall.kg import Edge, GraphStore, KGError, relation_signatures
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.tools import (
     Candidate,
@@ -234,18 +234,17 @@ class ScoredGraph:
         start = time.perf_counter()
         neural_here = hybrid(depth) or consumer_neural
         child, child_level = self._build(node.input, depth + 1, hybrid, consumer_neural=neural_here)
-        direction: Direction = "in" if node.inverse else "out"
         src: list[int] = []
         dst: list[int] = []
         score: list[float] = []
         edges: list[Edge] = []
         inputs = np.flatnonzero(child_level > 0)
-        for source in inputs.tolist():
-            for edge in self.store.neighbors(self.entity_ids[source], node.relation, direction):
-                src.append(source)
-                dst.append(self.position[edge.head if node.inverse else edge.tail])
-                score.append(self.config.exact_score(edge.confidence))
-                edges.append(edge)
+        sources = [self.entity_ids[source] for source in inputs.tolist()]
+        for edge in self.store.hop_edges(sources, node.relation, inverse=node.inverse):
+            src.append(self.position[edge.tail if node.inverse else edge.head])
+            dst.append(self.position[edge.head if node.inverse else edge.tail])
+            score.append(self.config.exact_score(edge.confidence))
+            edges.append(edge)
         mask = self.answer_mask(node.relation, inverse=node.inverse)
         report = HopReport(
             depth, node.relation, node.inverse, math.nan,

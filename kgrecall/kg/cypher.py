@@ -156,6 +156,21 @@ def project(relation: str, declared: Collection[str], *, inverse: bool) -> str:
     return f"MATCH (n:Entity){arrow}(m:Entity) WHERE n.id IN $ids RETURN DISTINCT m.id AS id"
 
 
+def hop_edges(relation: str, declared: Collection[str], *, inverse: bool) -> str:
+    """Every ``relation`` edge leaving the entities ``$ids`` (entering them when
+    ``inverse``): one projection hop of a query, answered by the server in one round trip."""
+    quoted = quote_relation(relation, declared)
+    if inverse:
+        return (
+            f"MATCH (n:Entity)<-[e:{quoted}]-(m:Entity) WHERE n.id IN $ids "
+            "RETURN m.id AS h, n.id AS t, e AS edge"
+        )
+    return (
+        f"MATCH (n:Entity)-[e:{quoted}]->(m:Entity) WHERE n.id IN $ids "
+        "RETURN n.id AS h, m.id AS t, e AS edge"
+    )
+
+
 def shortest_paths(max_depth: int, *, directed: bool) -> str:
     """All shortest paths up to ``max_depth`` hops (an integer, checked, then formatted)."""
     if not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth < 1:

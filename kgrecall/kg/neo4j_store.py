@@ -19,6 +19,7 @@ from typing import Any
 
 from neo4j.exceptions import Neo4jError
 
+from kgrecall.errors import InvalidRequestError
 from kgrecall.kg import cypher
 from kgrecall.kg.errors import KGError, UnknownEntityError
 from kgrecall.kg.ids import normalize_curie
@@ -40,6 +41,7 @@ from kgrecall.kg.store import (
     Path,
     order_bfs_edges,
 )
+from kgrecall.settings import settings
 
 BATCH = 1_000
 #: The first Neo4j release whose Cypher has the SEARCH clause for vector indexes.
@@ -123,11 +125,37 @@ class Neo4jStore(GraphStore):
             stored_schema, stored_metadata = stored
             self._schema = stored_schema if schema is None else stored_schema.merged(schema)
             self.metadata = metadata or stored_metadata
+            if self._schema != stored_schema or self.metadata != stored_metadata:
+                self._write_meta()  # opening a KG to read it writes nothing
         else:
             assert schema is not None
             self._schema = schema
             self.metadata = metadata or GraphMetadata()
-        self._write_meta()
+            self._write_meta()
+
+    @classmethod
+    def from_settings(
+        cls,
+        *,
+        database: str | None = None,
+        schema: KGSchema | None = None,
+        metadata: GraphMetadata | None = None,
+    ) -> Neo4jStore:
+        """The KG in the server of ``NEO4J_URI`` / ``NEO4J_USER`` / ``NEO4J_PASSWORD``, in
+        ``database`` (default ``NEO4J_DATABASE``, else the server's default database)."""
+        from neo4j import GraphDatabase
+
+        environment = settings()
+        if environment.neo4j_uri is None:
+            raise InvalidRequestError("set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to use Neo4j")
+        auth = (environment.neo4j_user, environment.neo4j_password.get_secret_value())
+        driver = GraphDatabase.driver(environment.neo4j_uri, auth=auth)
+        return cls(
+            driver,
+            database=database or environment.neo4j_database,
+            schema=schema,
+            metadata=metadata,
+        )
 
     # -- plumbing -------------------------------------------------------------------------
     def _run(self, statement: str, /, **parameters: Any) -> list[Any]:
@@ -313,6 +341,23 @@ class Neo4jStore(GraphStore):
             return set()
         self._require(ids)
         return {r["id"] for r in self._run(query, ids=ids)}
+
+    def hop_edges(
+        self, node_ids: Sequence[str], relation: str, *, inverse: bool = False
+    ) -> list[Edge]:
+        ids = list(dict.fromkeys(node_ids))
+        if not ids:
+            self._schema.check_relation(relation)
+            return []
+        query = cypher.hop_edges(relation, self._schema.relations, inverse=inverse)
+        self._require(ids)
+        by_entity: dict[str, list[Edge]] = {node: [] for node in ids}
+        for r in self._run(query, ids=ids):
+            edge = _edge_from(r["h"], relation, r["t"], r["edge"])
+            by_entity[edge.tail if inverse else edge.head].append(edge)
+        for found in by_entity.values():
+            found.sort(key=lambda e: e.triple)
+        return [edge for node in node_ids for edge in by_entity[node]]
 
     def shortest_paths(
         self,

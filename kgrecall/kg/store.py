@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -108,6 +108,15 @@ class GraphStore(ABC):
         self, node_id: str, relation: str | None = None, direction: Direction = "out"
     ) -> list[Edge]:
         """Edges at ``node_id``, optionally of one relation, in a deterministic order."""
+
+    def hop_edges(
+        self, node_ids: Sequence[str], relation: str, *, inverse: bool = False
+    ) -> list[Edge]:
+        """Every ``relation`` edge leaving ``node_ids`` (entering them when ``inverse``), grouped
+        by the entity in the order given, each group as :meth:`neighbors` orders it — one hop
+        of a query at once (a server-backed store answers it in one round trip)."""
+        direction: Direction = "in" if inverse else "out"
+        return [edge for node in node_ids for edge in self.neighbors(node, relation, direction)]
 
     @abstractmethod
     def project(self, node_ids: Iterable[str], relation: str, *, inverse: bool = False) -> set[str]:

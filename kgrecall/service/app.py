@@ -432,8 +432,8 @@ def create_app(
             return await bounded(call, share=HEAVY_SHARE)
 
     def served(database: str) -> None:
-        """404 for a KG the workspace does not hold, naming only the one asked for."""
-        if not core.workspace.exists(database):
+        """404 for a KG the service does not serve, naming only the one asked for."""
+        if not core.serves(database):
             raise HTTPException(
                 404, f"no KG named {database!r}; GET /v1/databases lists the KGs served"
             )
@@ -442,7 +442,7 @@ def create_app(
         """:func:`served`, then wait up to ``load_wait_s`` for the KG to be loaded; 503 while
         it still loads."""
         served(database)
-        loading = core.load(database)
+        loading = core.load(database, warm=True)  # a server warms what it loads
         if not loading.done():
             try:  # shield: a request that stops waiting must not cancel the shared load
                 await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(loading)), load_wait_s)

@@ -103,6 +103,14 @@ def test_golden_spliced_statements() -> None:
     assert cypher.project("associated_with", DECLARED, inverse=True) == (
         "MATCH (n:Entity)<-[:`associated_with`]-(m:Entity) WHERE n.id IN $ids RETURN DISTINCT m.id AS id"
     )
+    assert cypher.hop_edges("associated_with", DECLARED, inverse=False) == (
+        "MATCH (n:Entity)-[e:`associated_with`]->(m:Entity) WHERE n.id IN $ids "
+        "RETURN n.id AS h, m.id AS t, e AS edge"
+    )
+    assert cypher.hop_edges("associated_with", DECLARED, inverse=True) == (
+        "MATCH (n:Entity)<-[e:`associated_with`]-(m:Entity) WHERE n.id IN $ids "
+        "RETURN m.id AS h, n.id AS t, e AS edge"
+    )
     assert cypher.shortest_paths(3, directed=False) == (
         "MATCH (a:Entity {id: $source}), (b:Entity {id: $target}) "
         "MATCH p = allShortestPaths((a)-[*..3]-(b)) "
@@ -124,6 +132,8 @@ def test_golden_spliced_statements() -> None:
 def test_injection_through_relation_names_is_refused(attack: str) -> None:
     with pytest.raises(KGError, match="unknown relation"):
         cypher.project(attack, DECLARED, inverse=False)
+    with pytest.raises(KGError, match="unknown relation"):
+        cypher.hop_edges(attack, DECLARED, inverse=True)
     with pytest.raises(KGError, match="unknown relation"):
         cypher.upsert_edges(attack, DECLARED)
     # Even a declared name must be an identifier before it is spliced.

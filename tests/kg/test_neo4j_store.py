@@ -69,6 +69,45 @@ def test_projection_sends_parameters_only() -> None:
     assert "D1" not in call.args[0]
 
 
+def test_opening_a_kg_writes_nothing() -> None:
+    """A served KG is opened to be read: the meta node is written only when the schema or
+    metadata change (a read-only database user can serve it)."""
+    meta = {
+        "schema_json": json.dumps({"relations": {"isa": ""}, "node_types": ["umls_concept"]}),
+        "metadata_json": json.dumps({"name": "umls"}),
+    }
+    driver = fake_driver({cypher.READ_META: lambda _: [meta]})
+    Neo4jStore(driver)
+    assert statements(driver) == [cypher.READ_META]
+    Neo4jStore(driver, schema=KGSchema.from_relations(["part_of"]))
+    assert statements(driver)[-1] == cypher.WRITE_META  # a new relation is recorded
+
+
+def test_a_query_hop_is_one_round_trip() -> None:
+    """``hop_edges`` sends the hop's entities as one parameter and groups the edges by
+    entity in the order asked, each group sorted as ``neighbors`` sorts it."""
+    schema = KGSchema.biomedical()
+    hop = cypher.hop_edges("associated_with", schema.relations, inverse=True)
+    rows = [
+        {"h": "G2", "t": "D1", "edge": {"sources": ["x"], "confidence": 1.0}},
+        {"h": "G1", "t": "D2", "edge": {"sources": ["x"], "confidence": 0.5}},
+        {"h": "G1", "t": "D1", "edge": {"sources": ["x"], "confidence": 1.0}},
+    ]
+    driver = fake_driver(
+        {cypher.EXISTING_IDS: lambda p: [{"id": i} for i in p["ids"]], hop: lambda _: rows}
+    )
+    store = Neo4jStore(driver, schema=schema)
+    edges = store.hop_edges(["D2", "D1"], "associated_with", inverse=True)
+    assert [e.triple for e in edges] == [
+        ("G1", "associated_with", "D2"),
+        ("G1", "associated_with", "D1"),
+        ("G2", "associated_with", "D1"),
+    ]
+    assert edges[0].confidence == 0.5
+    sent = [c for c in driver.execute_query.call_args_list if c.args[0] == hop]
+    assert len(sent) == 1 and sent[0].kwargs["parameters_"] == {"ids": ["D2", "D1"]}
+
+
 def test_injection_is_refused_before_anything_is_sent() -> None:
     driver = fake_driver({})
     store = Neo4jStore(driver, schema=KGSchema.biomedical())

@@ -170,3 +170,16 @@ def test_version_is_independent_of_insertion_order(graph_store: GraphStore) -> N
     reordered.add_nodes(reversed(list(graph_store.nodes())))
     reordered.add_edges(reversed(list(graph_store.edges())))
     assert reordered.version == graph_store.version
+
+
+def test_a_hop_at_once_equals_neighbors_one_by_one(graph_store: GraphStore) -> None:
+    """``hop_edges`` (one round trip on a server) returns what ``neighbors`` returns entity
+    by entity, in the order asked."""
+    entities = sorted(node.id for node in graph_store.nodes())
+    for relation in sorted({edge.relation for edge in graph_store.edges()}):
+        for inverse in (False, True):
+            direction = "in" if inverse else "out"
+            for order in (entities, entities[::-1]):
+                expected = [e for n in order for e in graph_store.neighbors(n, relation, direction)]
+                assert graph_store.hop_edges(order, relation, inverse=inverse) == expected
+    assert graph_store.hop_edges([], "associated_with") == []

@@ -64,3 +64,20 @@ def test_preload_starts_loading_and_refuses_unknown_kgs(nations_home: Path) -> N
     assert service.load("nations").result(timeout=60).store.number_of_nodes() == 14
     with pytest.raises(KGNotFoundError, match="no KG named 'nope'"):
         create_app(QueryService(nations_home, use_env_llm=False), admin_key="k", preload=["nope"])
+
+
+def test_a_kg_a_request_loads_is_warmed_like_a_preloaded_one(
+    nations_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first request for a KG that was not preloaded starts its load with the warm-up
+    (fulltext index, completion model), so the request after it does not pay for them."""
+    from kgrecall.agents.service import KGResources
+
+    warmed: list[str] = []
+    monkeypatch.setattr(KGResources, "warm", lambda self: warmed.append(self.store.version))
+    service = QueryService(nations_home, **CHEAP)
+    with TestClient(create_app(service, admin_key="k")) as client:
+        reply = client.post("/v1/query/structured", json={"query": TREE, "database": "nations"})
+        assert reply.status_code == 200, reply.text
+        client.post("/v1/query/structured", json={"query": TREE, "database": "nations"})
+    assert warmed == [service.resources("nations").store.version]
