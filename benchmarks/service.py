@@ -70,7 +70,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument(
-        "--hostile", action="store_true", help="10 hostile requests beside 100 normal ones"
+        "--hostile",
+        action="store_true",
+        help="3 rounds of 100 normal questions, quiet then beside 10 hostile clients",
     )
     args = parser.parse_args()
     if args.hostile:

@@ -61,6 +61,7 @@ from kgrecall.tools import (
     QueryNode,
     QueryTree,
     UnionQuery,
+    fold,
     parse_query,
     projections,
     topology,
@@ -432,17 +433,18 @@ class OfflinePlanner:
 
     def _type_of(self, node: QueryNode) -> str | None:
         """The node type a query's answers have, when the KG's signatures fix it."""
-        if isinstance(node, EntityQuery):
-            return self.store.get_node(node.id).type
-        if isinstance(node, ProjectQuery):
-            given = self._type_of(node.input)
+
+        def project(hop: ProjectQuery, given: str | None) -> str | None:
             reached = {
-                (head if node.inverse else tail)
-                for head, tail in self.signatures.get(node.relation, set())
-                if (tail if node.inverse else head) == given
+                (head if hop.inverse else tail)
+                for head, tail in self.signatures.get(hop.relation, set())
+                if (tail if hop.inverse else head) == given
             }
             return reached.pop() if len(reached) == 1 else None
-        return self._type_of(node.inputs[0])
+
+        return fold(
+            node, lambda leaf: self.store.get_node(leaf.id).type, project, lambda _, kinds: kinds[0]
+        )
 
     def _branches(
         self,
@@ -877,25 +879,26 @@ class LLMPlanner:
 
     def _check_types(self, node: QueryNode) -> str | None:
         """The node type a subtree yields; LLMError when a hop fits no edge of its relation."""
-        if isinstance(node, EntityQuery):
-            return self.offline.store.get_node(node.id).type
-        if isinstance(node, ProjectQuery):
-            given = self._check_types(node.input)
-            signatures = self.offline.signatures.get(node.relation, set())
+
+        def project(hop: ProjectQuery, given: str | None) -> str | None:
+            signatures = self.offline.signatures.get(hop.relation, set())
             ends = {
-                (t if not node.inverse else h)
+                (t if not hop.inverse else h)
                 for h, t in signatures
-                if given is None or (h if not node.inverse else t) == given
+                if given is None or (h if not hop.inverse else t) == given
             }
             if not ends:
-                direction = "inverse " if node.inverse else ""
+                direction = "inverse " if hop.inverse else ""
                 raise LLMError(
-                    f"the LLM query follows {direction}{node.relation!r} from {given}, "
+                    f"the LLM query follows {direction}{hop.relation!r} from {given}, "
                     "which no edge of the KG does"
                 )
             return next(iter(ends)) if len(ends) == 1 else None
-        kinds = {self._check_types(child) for child in node.inputs}
-        return kinds.pop() if len(kinds) == 1 else None
+
+        def join(_: IntersectQuery | UnionQuery, kinds: list[str | None]) -> str | None:
+            return kinds[0] if len(set(kinds)) == 1 else None
+
+        return fold(node, lambda leaf: self.offline.store.get_node(leaf.id).type, project, join)
 
 
 def _unhyphenated(text: str) -> str:

@@ -53,6 +53,7 @@ from kgrecall.tools import (
     ProjectQuery,
     QueryNode,
     ToolName,
+    hop_depths,
     topology,
     validate_query,
 )
@@ -519,15 +520,6 @@ class ConformalGate:
             id=node.id, name=node.name, type=node.type, score=score, tools=tools,
             evidence=[evidence], evidence_truncated=True,
         )  # fmt: skip
-
-
-def hop_depths(node: QueryNode) -> int:
-    """How many hop depths a query has (0 for a bare entity)."""
-    if isinstance(node, EntityQuery):
-        return 0
-    if isinstance(node, ProjectQuery):
-        return hop_depths(node.input) + 1
-    return max(hop_depths(child) for child in node.inputs)
 
 
 def _hop_reports(tree: _Tree) -> list[HopReport]:

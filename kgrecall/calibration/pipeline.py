@@ -41,7 +41,6 @@ from kgrecall.calibration.gate import (
     GateConfig,
     ScoredGraph,
     answer_mask,
-    hop_depths,
     levels,
     power_scores,
 )
@@ -55,7 +54,7 @@ from kgrecall.calibration.store import (
 )
 from kgrecall.calibration.vocabulary import Conditioning, Method
 from kgrecall.kg import GraphStore, KGError
-from kgrecall.tools import ProjectQuery, QueryNode, anchors
+from kgrecall.tools import ProjectQuery, QueryNode, anchors, hop_depths
 from kgrecall.tools.linkpred import CompletionModel
 
 #: Anchor-degree buckets for Mondrian conditioning: lower bounds of each bucket.

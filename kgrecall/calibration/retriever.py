@@ -24,7 +24,6 @@ from kgrecall.calibration.gate import (
     GateConfig,
     GateResult,
     ScoredGraph,
-    hop_depths,
 )
 from kgrecall.calibration.pipeline import group_chain
 from kgrecall.calibration.store import (
@@ -36,7 +35,7 @@ from kgrecall.calibration.store import (
 )
 from kgrecall.calibration.vocabulary import Conditioning, Level, Method
 from kgrecall.kg import GraphStore, KGError
-from kgrecall.tools import Candidate, QueryNode, topology
+from kgrecall.tools import Candidate, QueryNode, hop_depths, topology
 from kgrecall.tools.linkpred import CompletionModel
 
 log = logging.getLogger(__name__)

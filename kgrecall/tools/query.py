@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import random
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -154,14 +155,38 @@ def parse_query(
     return node
 
 
+_Value = TypeVar("_Value")
+
+
+def fold(
+    node: QueryNode,
+    entity: Callable[[EntityQuery], _Value],
+    project: Callable[[ProjectQuery, _Value], _Value],
+    join: Callable[[IntersectQuery | UnionQuery, list[_Value]], _Value],
+) -> _Value:
+    """Reduce a tree bottom-up: ``entity`` of each anchor, ``project`` of a hop and its input's
+    value, ``join`` of an intersection or union and its inputs' values. Every tree walker
+    that needs no top-down context is a fold (a tree is bounded by :func:`check_tree` before
+    anything recurses over it)."""
+    if isinstance(node, EntityQuery):
+        return entity(node)
+    if isinstance(node, ProjectQuery):
+        return project(node, fold(node.input, entity, project, join))
+    return join(node, [fold(child, entity, project, join) for child in node.inputs])
+
+
+def _concatenated(_: IntersectQuery | UnionQuery, parts: list[list[_Value]]) -> list[_Value]:
+    return [item for part in parts for item in part]
+
+
 def shape(node: QueryNode) -> str:
     """Canonical shape signature, order-insensitive for intersections and unions."""
-    if isinstance(node, EntityQuery):
-        return "e"
-    if isinstance(node, ProjectQuery):
-        return f"p({shape(node.input)})"
-    letter = "i" if isinstance(node, IntersectQuery) else "u"
-    return f"{letter}({','.join(sorted(shape(child) for child in node.inputs))})"
+    return fold(
+        node,
+        lambda _: "e",
+        lambda _, inner: f"p({inner})",
+        lambda join, parts: f"{join.op[0]}({','.join(sorted(parts))})",
+    )
 
 
 def topology(node: QueryNode) -> str:
@@ -171,20 +196,17 @@ def topology(node: QueryNode) -> str:
 
 def projections(node: QueryNode) -> list[ProjectQuery]:
     """The tree's projections (its hops) in post-order: inputs before the node itself."""
-    if isinstance(node, EntityQuery):
-        return []
-    if isinstance(node, ProjectQuery):
-        return [*projections(node.input), node]
-    return [hop for child in node.inputs for hop in projections(child)]
+    return fold(node, lambda _: [], lambda hop, inner: [*inner, hop], _concatenated)
 
 
 def anchors(node: QueryNode) -> list[str]:
     """Anchor entity ids, left to right."""
-    if isinstance(node, EntityQuery):
-        return [node.id]
-    if isinstance(node, ProjectQuery):
-        return anchors(node.input)
-    return [anchor for child in node.inputs for anchor in anchors(child)]
+    return fold(node, lambda leaf: [leaf.id], lambda _, inner: inner, _concatenated)
+
+
+def hop_depths(node: QueryNode) -> int:
+    """How many hop depths a query has: its longest chain of projections (0 for an entity)."""
+    return fold(node, lambda _: 0, lambda _, depth: depth + 1, lambda _, depths: max(depths))
 
 
 def _branches(inner: str) -> list[str]:

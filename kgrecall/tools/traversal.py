@@ -19,13 +19,13 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
-from kgrecall.kg import Direction, Edge, GraphStore, KGError
+from kgrecall.kg import Edge, GraphStore, KGError
 from kgrecall.tools.query import (
-    EntityQuery,
     IntersectQuery,
     ProjectQuery,
     QueryNode,
     UnionQuery,
+    fold,
     shape,
     topology,
 )
@@ -54,14 +54,12 @@ class TraversalResult:
 
 def validate_query(store: GraphStore, node: QueryNode) -> None:
     """Unknown anchors raise with the closest ids; unknown relations list the valid ones."""
-    if isinstance(node, EntityQuery):
-        store.get_node(node.id)
-    elif isinstance(node, ProjectQuery):
-        store.schema.check_relation(node.relation)
-        validate_query(store, node.input)
-    else:
-        for child in node.inputs:
-            validate_query(store, child)
+    fold(
+        node,
+        lambda leaf: store.get_node(leaf.id) and None,
+        lambda hop, _: store.schema.check_relation(hop.relation),
+        lambda _, __: None,
+    )
 
 
 def _cap(values: set[str], cap: int | None, where: str, notes: list[str]) -> set[str]:
@@ -81,16 +79,14 @@ def execute_sets(
 
 
 def _sets(store: GraphStore, node: QueryNode, cap: int | None, notes: list[str]) -> set[str]:
-    if isinstance(node, EntityQuery):
-        return {node.id}
-    if isinstance(node, ProjectQuery):
-        inputs = _sets(store, node.input, cap, notes)
-        result = store.project(inputs, node.relation, inverse=node.inverse)
-        return _cap(result, cap, f"projection {shape(node)} via {node.relation}", notes)
-    children = [_sets(store, child, cap, notes) for child in node.inputs]
-    if isinstance(node, IntersectQuery):
-        return set.intersection(*children)
-    return set.union(*children)
+    def project(hop: ProjectQuery, inputs: set[str]) -> set[str]:
+        result = store.project(inputs, hop.relation, inverse=hop.inverse)
+        return _cap(result, cap, f"projection {shape(hop)} via {hop.relation}", notes)
+
+    def join(node: IntersectQuery | UnionQuery, children: list[set[str]]) -> set[str]:
+        return set.intersection(*children) if node.op == "intersect" else set.union(*children)
+
+    return fold(node, lambda leaf: {leaf.id}, project, join)
 
 
 def traverse(
@@ -178,39 +174,42 @@ def _keep_best(found: list[Path], path: Path, max_paths: int) -> None:
         found[weakest] = path
 
 
+#: Answer → its best evidence paths.
+_AnswerPaths = dict[str, list[Path]]
+
+
 def _paths(
     store: GraphStore, node: QueryNode, cap: int | None, max_paths: int, notes: list[str]
 ) -> dict[str, list[Path]]:
     """Answer → its ``max_paths`` best evidence paths (edges from the anchors to the answer)."""
-    if isinstance(node, EntityQuery):
-        return {node.id: [()]}
-    if isinstance(node, ProjectQuery):
-        inputs = _paths(store, node.input, cap, max_paths, notes)
-        direction: Direction = "in" if node.inverse else "out"
-        result: dict[str, list[Path]] = {}
-        for source in sorted(inputs):
-            for edge in store.neighbors(source, node.relation, direction=direction):
-                target = edge.head if node.inverse else edge.tail
-                found = result.setdefault(target, [])
-                for prefix in inputs[source]:
-                    _keep_best(found, (*prefix, edge), max_paths)
-        kept = _cap(set(result), cap, f"projection {shape(node)} via {node.relation}", notes)
+
+    def project(hop: ProjectQuery, inputs: _AnswerPaths) -> _AnswerPaths:
+        result: _AnswerPaths = {}
+        for edge in store.hop_edges(sorted(inputs), hop.relation, inverse=hop.inverse):
+            source, target = (edge.tail, edge.head) if hop.inverse else (edge.head, edge.tail)
+            found = result.setdefault(target, [])
+            for prefix in inputs[source]:
+                _keep_best(found, (*prefix, edge), max_paths)
+        kept = _cap(set(result), cap, f"projection {shape(hop)} via {hop.relation}", notes)
         return {answer: result[answer] for answer in sorted(kept)}
-    children = [_paths(store, child, cap, max_paths, notes) for child in node.inputs]
-    if isinstance(node, UnionQuery):
-        merged: dict[str, list[Path]] = {}
-        for child in children:
-            for answer, answer_paths in child.items():
-                bucket = merged.setdefault(answer, [])
-                for path in answer_paths:
-                    _keep_best(bucket, path, max_paths)
-        return merged
-    common = set.intersection(*(set(child) for child in children))
-    joined: dict[str, list[Path]] = {}
-    for answer in sorted(common):
-        # best first per branch: the first combination joins every branch's best path
-        combinations = itertools.islice(
-            itertools.product(*(_best_first(child[answer]) for child in children)), max_paths
-        )
-        joined[answer] = [tuple(e for part in combo for e in part) for combo in combinations]
-    return joined
+
+    def join(node: IntersectQuery | UnionQuery, children: list[_AnswerPaths]) -> _AnswerPaths:
+        if node.op == "union":
+            merged: _AnswerPaths = {}
+            for child in children:
+                for answer, answer_paths in child.items():
+                    bucket = merged.setdefault(answer, [])
+                    for path in answer_paths:
+                        _keep_best(bucket, path, max_paths)
+            return merged
+        common = set.intersection(*(set(child) for child in children))
+        joined: _AnswerPaths = {}
+        for answer in sorted(common):
+            # best first per branch: the first combination joins every branch's best path
+            combinations = itertools.islice(
+                itertools.product(*(_best_first(child[answer]) for child in children)), max_paths
+            )
+            joined[answer] = [tuple(e for part in combo for e in part) for combo in combinations]
+        return joined
+
+    return fold(node, lambda leaf: {leaf.id: [()]}, project, join)
