@@ -17,7 +17,7 @@ from kgrecall.errors import InvalidRequestError, KGRecallError
 from kgrecall.kg import DEMO_NAME, KGLoadError, Workspace
 from kgrecall.kg.loaders import LOADERS
 from kgrecall.settings import settings
-from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL
+from kgrecall.tools.linkpred.defaults import DEFAULT_MODEL, TrainingLoop
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -397,7 +397,7 @@ def train(
     dim: Annotated[int, typer.Option(min=1, help="Embedding dimension.")] = 200,
     max_epochs: Annotated[int, typer.Option(min=1)] = 200,
     learning_rate: Annotated[float, typer.Option(min=0.0)] = 0.01,
-    loop: Annotated[str, typer.Option(help="auto, lcwa or slcwa.")] = "auto",
+    loop: Annotated[TrainingLoop, typer.Option(help="PyKEEN's training loop.")] = "auto",
     budget_minutes: Annotated[
         float | None, typer.Option(help="Stop training after this much wall time.")
     ] = None,
@@ -416,8 +416,6 @@ def train(
     from kgrecall.tools.linkpred import TrainingConfig
     from kgrecall.tools.linkpred.registry import needs_training
 
-    if loop not in ("auto", "lcwa", "slcwa"):
-        raise InvalidRequestError(f"invalid --loop {loop!r}; valid: auto, lcwa, slcwa")
     service = QueryService(home, use_env_llm=False, model=model, progress=False)
     if if_missing and service.saved_model(kg) is not None:
         typer.echo(f"KG {kg!r} already has a trained {model} model (retrain without --if-missing)")
@@ -427,7 +425,7 @@ def train(
         embedding_dim=dim,
         max_epochs=max_epochs,
         learning_rate=learning_rate,
-        training_loop=loop,  # type: ignore[arg-type]
+        training_loop=loop,
         time_budget_s=None if budget_minutes is None else budget_minutes * 60,
         seed=seed,
     ) if needs_training(model) else None  # fmt: skip

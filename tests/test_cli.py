@@ -338,3 +338,10 @@ def test_import_merge_is_a_logged_ingestion(isolated_home: Path, tmp_path: Path)
     assert entry.edges_added == {"interacts_with": 1} and entry.source == "more.tsv"
     store = Workspace(isolated_home).load("mine")
     assert store.get_node("uniprot:P10636").type == "protein"  # ids as normalised
+
+
+def test_train_loop_is_one_of_pykeens(isolated_home: Path) -> None:
+    refused = run_cli("train", "--kg", "nat", "--loop", "bogus", "--home", str(isolated_home))
+    assert refused.returncode == 2 and "'bogus' is not one of 'auto', 'lcwa', 'slcwa'" in (
+        " ".join(refused.stderr.replace("│", " ").split())
+    )

@@ -1,6 +1,8 @@
 """Names the command line needs before any model (or torch) is loaded."""
 
-__all__ = ["DEFAULT_MODEL", "SUPPORTED_MODELS"]
+from typing import Literal
+
+__all__ = ["DEFAULT_MODEL", "SUPPORTED_MODELS", "TrainingLoop"]
 
 #: The model the service uses when none is named (see README: why ULTRA and rules).
 DEFAULT_MODEL = "ultra+rules"
@@ -12,3 +14,5 @@ SUPPORTED_MODELS: dict[str, str] = {
     "distmult": "DistMult",
     "tucker": "TuckER",
 }
+#: PyKEEN's training loops; ``auto`` picks by model (see ``TrainingConfig``).
+TrainingLoop = Literal["auto", "lcwa", "slcwa"]

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import torch
@@ -36,7 +36,7 @@ from tqdm import tqdm
 from kgrecall.kg import GraphStore, atomic_write_bytes
 from kgrecall.tools.linkpred.base import CompletionModel, LinkPredictorError
 from kgrecall.tools.linkpred.calibration import PlattScaling, expected_calibration_error
-from kgrecall.tools.linkpred.defaults import SUPPORTED_MODELS
+from kgrecall.tools.linkpred.defaults import SUPPORTED_MODELS, TrainingLoop
 from kgrecall.tools.linkpred.pairwise import PairwiseBinding
 from kgrecall.tools.linkpred.scoring import (
     ALL_TAILS_SCORERS,
@@ -64,7 +64,7 @@ class TrainingConfig:
 
     model: str = "RotatE"
     embedding_dim: int = 200
-    training_loop: Literal["auto", "lcwa", "slcwa"] = "auto"
+    training_loop: TrainingLoop = "auto"
     learning_rate: float = 0.01
     batch_size: int = 256
     max_epochs: int = 200
