@@ -651,7 +651,7 @@ class QueryService:
         return self.saved_model(kg) is not None or not needs_training(self.model)
 
     def databases(self) -> list[dict[str, object]]:
-        """The workspace's KGs with their size and version (loaded ones from memory)."""
+        """The served KGs with their size and version (loaded ones from memory)."""
         listed = []
         for name in self.served_names():
             # a workspace KG is listed anew when its file changed; a Neo4j KG once
