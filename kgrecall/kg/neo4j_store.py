@@ -17,9 +17,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from neo4j.exceptions import Neo4jError
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
 
-from kgrecall.errors import InvalidRequestError
+from kgrecall.errors import InvalidRequestError, ServiceUnavailableError
 from kgrecall.kg import cypher
 from kgrecall.kg.errors import KGError, UnknownEntityError
 from kgrecall.kg.ids import normalize_curie
@@ -159,9 +159,13 @@ class Neo4jStore(GraphStore):
 
     # -- plumbing -------------------------------------------------------------------------
     def _run(self, statement: str, /, **parameters: Any) -> list[Any]:
-        result = self._driver.execute_query(
-            statement, parameters_=parameters, database_=self._database
-        )
+        try:
+            result = self._driver.execute_query(
+                statement, parameters_=parameters, database_=self._database
+            )
+        except (ServiceUnavailable, SessionExpired, AuthError) as error:
+            # the server, not the request: 503 over HTTP, with the driver's reason
+            raise ServiceUnavailableError(f"the Neo4j server cannot serve: {error}") from error
         return list(result.records)
 
     def _read_meta(self) -> tuple[KGSchema, GraphMetadata] | None:

@@ -10,6 +10,7 @@ from unittest.mock import MagicMock
 import neo4j
 import pytest
 
+from kgrecall.errors import ServiceUnavailableError, http_status
 from kgrecall.kg import Edge, KGError, KGSchema, Node, cypher
 from kgrecall.kg.neo4j_store import Neo4jStore
 
@@ -81,6 +82,14 @@ def test_opening_a_kg_writes_nothing() -> None:
     assert statements(driver) == [cypher.READ_META]
     Neo4jStore(driver, schema=KGSchema.from_relations(["part_of"]))
     assert statements(driver)[-1] == cypher.WRITE_META  # a new relation is recorded
+
+
+def test_an_unreachable_server_is_a_service_error_not_a_crash() -> None:
+    driver = MagicMock(spec=neo4j.Driver)
+    driver.execute_query.side_effect = neo4j.exceptions.ServiceUnavailable("connection refused")
+    with pytest.raises(ServiceUnavailableError, match="Neo4j server cannot serve: connection"):
+        Neo4jStore(driver)
+    assert http_status(ServiceUnavailableError("x")) == 503
 
 
 def test_a_query_hop_is_one_round_trip() -> None:
