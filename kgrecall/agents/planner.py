@@ -38,6 +38,7 @@ on any error.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -47,6 +48,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
+from kgrecall.agents import chart
+from kgrecall.agents.chart import TYPE_HINTS, TYPE_WORDS
 from kgrecall.errors import NotFoundError, UnreadableQuestionError
 from kgrecall.grounding import EntityExtractor
 from kgrecall.kg import GraphStore, KGError
@@ -57,6 +60,7 @@ from kgrecall.tools import (
     EntityIndex,
     EntityQuery,
     IntersectQuery,
+    LinkedEntity,
     ProjectQuery,
     QueryNode,
     QueryTree,
@@ -77,25 +81,6 @@ AMBIGUITY_MARGIN = 0.05
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
 MIN_RELATION_SIMILARITY = 0.35
 
-#: Words that name node types (plural or singular), longest first.
-TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"(?:{p})\b", re.IGNORECASE), t)
-    for p, t in [
-        (r"go terms?|biological process(?:es)?|process(?:es)?|go processes", "go_term"),
-        (r"genes?", "gene"),
-        (r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?", "protein"),
-        (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
-        (r"phenotypes?|symptoms?|clinical features?|features?|signs?|manifestations?", "phenotype"),
-        (r"drugs?|compounds?|medications?", "drug"),
-        (r"pathways?", "pathway"),
-    ]
-]
-#: Answer words that fix the direction of a relation between nodes of one type: ligands are
-#: the heads of the KG's ligand → receptor interactions, receptors the tails.
-TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
-    (re.compile(r"ligands?\b", re.IGNORECASE), "inverse"),
-    (re.compile(r"(?:co-?)?receptors?\b", re.IGNORECASE), "forward"),
-]
 #: Question phrase → (relation, direction hint for relations between nodes of one type),
 #: from the relation registry.
 RELATION_PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
@@ -292,13 +277,32 @@ class OfflinePlanner:
     # -- the grammar -------------------------------------------------------------------------
 
     def plan(self, question: str) -> QueryPlan:
-        """The QueryPlan for ``question``; :class:`PlanningError` when it cannot be read."""
+        """The QueryPlan for ``question``; :class:`PlanningError` when it cannot be read.
+
+        The phrase structure (:mod:`kgrecall.agents.chart`) reads first; when it cannot,
+        the patterns (which also guess an unknown relation wording by embedding) do."""
         text = question.strip().rstrip("?.! ").strip()
         if not text:
             raise PlanningError("the question is empty")
         self.refuse_negation(text)
-        reading = copy.copy(self)  # per question: the planner is shared between threads
-        reading.anchors, reading.relations = [], []
+        try:
+            return self._reading()._phrases(question, text)
+        except PlanningError as unread:
+            try:
+                return self._reading()._patterns(question, text)
+            except PlanningError as error:
+                # the words neither reading knows, else the patterns' reason (it names the
+                # closest entity or relation)
+                raise (unread if str(unread).startswith(chart.UNREAD) else error) from None
+
+    def _reading(self) -> OfflinePlanner:
+        """A per-question copy (the planner is shared between threads)."""
+        reading = copy.copy(self)
+        reading.anchors, reading.relations, reading.answer_hint = [], [], None
+        return reading
+
+    def _patterns(self, question: str, text: str) -> QueryPlan:
+        reading = self
         body = _LEAD.sub("", _anchor_first(_unhyphenated(text)), count=1)
         possessive = _possessive_object(body)
         if possessive is not None and self._relation_at_start(possessive[1]):
@@ -324,6 +328,79 @@ class OfflinePlanner:
         inverted = reading._subject_question(answer_type, rest)
         tree = inverted if inverted is not None else reading._branches(rest, answer_type)
         return QueryPlan.of(question, tree, answer_type, reading.anchors, reading.relations)
+
+    # -- the phrase structure -----------------------------------------------------------------
+
+    def _phrases(self, question: str, text: str) -> QueryPlan:
+        """The plan from the question's phrase structure (:func:`chart.read`)."""
+        try:
+            reading = chart.read(text, self.linker)
+        except chart.PhraseError as error:
+            raise PlanningError(str(error)) from None
+        tree = self._phrase(reading.answer)
+        answer_type = self._type_of(tree)
+        notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
+        if reading.candidate is None:
+            return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
+                                notes=notes)  # fmt: skip
+        tag = reading.candidate.tag
+        fitting = [e for e in tag.entities if answer_type is None or e.type == answer_type]
+        if not fitting:
+            raise PlanningError(
+                f"{tag.text!r} is no {answer_type}, so it cannot be among the answers"
+            )
+        best = fitting[0]
+        candidate = AnchorLink(mention=tag.text, id=best.id, name=best.name, type=best.type,
+                               score=round(best.score, 4))  # fmt: skip
+        notes.append(f"a yes/no question: yes when {best.name} is among the answers")
+        return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
+                            candidate=candidate, notes=notes)  # fmt: skip
+
+    def _phrase(self, phrase: chart.Phrase) -> QueryNode:
+        """The answers of a noun phrase: its clauses, intersected (or united by "or")."""
+        head = phrase.head
+        answer_type = head.node_type if head is not None else None
+        hint = head.hint if head is not None else None
+        children = [self._clause(clause, answer_type, hint) for clause in phrase.clauses]
+        if not children:
+            raise PlanningError("no relation phrase says what the answers are")
+        if len(children) == 1:
+            return children[0]
+        return _combine(children, [clause.joiner for clause in phrase.clauses[1:]])
+
+    def _clause(self, clause: chart.Clause, answer_type: str | None, hint: Hint) -> QueryNode:
+        """One relation phrase with its argument, as projections of the argument."""
+        tag = clause.relation
+        if tag.relation and tag.relation not in self.signatures:
+            raise PlanningError(f"the KG has no {tag.relation!r} edges (read from {tag.text!r})")
+        said = tag.hint
+        if clause.subject and said is not None:  # "X is a kind of …": X is the subject
+            said = "forward" if said == "inverse" else "inverse"
+        relation = _Relation(tag.relation, said, tag.text,
+                             "lexicon" if tag.relation else "signature", 1.0)  # fmt: skip
+        answer_type = answer_type or tag.node_type  # "is X a ligand for": proteins
+        outer, self.answer_hint = self.answer_hint, hint
+        try:
+            argument = clause.argument
+            if argument.mentions:
+                children = [
+                    self._mentioned(relation, tag, answer_type)
+                    for tag in _agreeing([mention.tag for mention in argument.mentions])
+                ]
+                return children[0] if len(children) == 1 else _combine(children, argument.joiners)
+            inner = self._phrase(argument)
+            inner_type = (argument.head.node_type if argument.head else None) or self._type_of(
+                inner
+            )
+            return self._project_node(relation, inner, inner_type, answer_type)
+        finally:
+            self.answer_hint = outer
+
+    def _mentioned(self, relation: _Relation, tag: chart.Tag, answer_type: str | None) -> QueryNode:
+        anchor = self._link(tag.text, relation.name, answer_type, found=tag.entities,
+                            guessed=tag.fuzzy)  # fmt: skip
+        self.anchors.append(anchor)
+        return self._project_node(relation, EntityQuery(id=anchor.id), anchor.type, answer_type)
 
     def _leading_type(self, text: str) -> tuple[str | None, str]:
         for pattern, node_type in TYPE_WORDS:
@@ -707,9 +784,20 @@ class OfflinePlanner:
             and name != relation.name
             and ((given, answer) in signatures or (answer, given) in signatures)
         )
+        if len(joining) != 1 and not relation.name:
+            raise PlanningError(
+                f"{relation.phrase!r} does not say how {given or 'the argument'} relates to "
+                f"{answer or 'the answers'}: "
+                + (f"the KG has {', '.join(joining)} between them" if joining else
+                   "no KG relation joins them")
+            )  # fmt: skip
         if len(joining) != 1:
             self._direction(relation, answer, given)  # raises, naming the worded relation
-        return _Relation(joining[0], None, relation.phrase, "signature", relation.score)
+        # a relation guessed from an unknown wording stays a guess, whichever is read
+        method: Literal["embedding", "signature"] = (
+            "embedding" if relation.method == "embedding" else "signature"
+        )
+        return _Relation(joining[0], None, relation.phrase, method, relation.score)
 
     def _project(
         self,
@@ -723,30 +811,51 @@ class OfflinePlanner:
 
     # -- anchors -------------------------------------------------------------------------------
 
-    def _link(self, mention: str, relation: str, answer_type: str | None) -> AnchorLink:
+    def _link(
+        self,
+        mention: str,
+        relation: str,
+        answer_type: str | None,
+        *,
+        found: list[LinkedEntity] | None = None,
+        guessed: bool = False,
+    ) -> AnchorLink:
+        """The entity ``mention`` names among those ``relation`` joins to ``answer_type``
+        (any relation for a bare joint, ``relation=""``); ``found``: what the index already
+        linked the mention to; ``guessed``: a fuzzy link, always reported as ambiguous."""
         mention = _CONNECTOR.sub("", mention, count=1).strip().strip(",").strip()
         if not mention:
             raise PlanningError(f"no entity named for the relation {relation!r}")
+        pairs = (
+            self.signatures.get(relation, set())
+            if relation
+            else {pair for signature in self.signatures.values() for pair in signature}
+        )
         accepted = {
             side
-            for head, tail in self.signatures.get(relation, set())
+            for head, tail in pairs
             for side, other in ((head, tail), (tail, head))
             if answer_type is None or other == answer_type
         }
-        named = self.linker.lookup(mention)
+        named = found if found is not None else self.linker.lookup(mention)
         exact = [n for n in named if accepted and n.type not in accepted]
         if exact and not any(n.type in accepted for n in named):
-            signature = ", ".join(
-                f"{h} → {t}" for h, t in sorted(self.signatures.get(relation, set()))
-            )
+            signature = ", ".join(f"{h} → {t}" for h, t in sorted(pairs))
             raise PlanningError(
-                f"{mention!r} is a {exact[0].type} ({exact[0].id}), but the KG's {relation!r} "
-                f"edges do not connect it to {answer_type or 'any type'} (they connect {signature})"
+                f"{mention!r} is a {exact[0].type} ({exact[0].id}), but the KG's "
+                f"{relation or 'relations'!r} edges do not connect it to "
+                f"{answer_type or 'any type'} (they connect {signature})"
             )
-        found = self.linker.link(mention, k=5, node_types=accepted or None, fuzzy="fallback")
-        core = _core_name(mention)
-        if not found and core != mention:
-            found = self.linker.link(core, k=5, node_types=accepted or None, fuzzy="fallback")
+        if found is not None:
+            found = [e for e in found if not accepted or e.type in accepted]
+            if self.answer_hint is not None and any(e.type == answer_type for e in found):
+                # "TrkB's ligands": partners of the protein, not what its gene encodes
+                found = [e for e in found if e.type == answer_type]
+        else:
+            found = self.linker.link(mention, k=5, node_types=accepted or None, fuzzy="fallback")
+            core = _core_name(mention)
+            if not found and core != mention:
+                found = self.linker.link(core, k=5, node_types=accepted or None, fuzzy="fallback")
         if not found:
             types = ", ".join(sorted(accepted)) or "any"
             closest = self.linker.fuzzy(mention, k=1, node_types=accepted or None)
@@ -772,12 +881,28 @@ class OfflinePlanner:
             name=best.name,
             type=best.type,
             score=round(best.score, 4),
-            ambiguous=bool(close),
+            ambiguous=bool(close) or guessed,
             alternatives=[
                 {"id": o.id, "name": o.name, "score": round(o.score, 4)}
                 for o in (close or others)[:4]
             ],
         )
+
+
+def _agreeing(tags: list[chart.Tag]) -> list[chart.Tag]:
+    """Mentions listed together name entities of one type ("SCA2 and Machado-Joseph
+    disease": SCA2 the disease, not the gene of that alias): when a type is open to every
+    mention and the only one of some, the others keep their entities of that type."""
+    kinds = [{e.type for e in tag.entities} for tag in tags]
+    shared = set.intersection(*kinds) if kinds else set()
+    sure = {next(iter(k)) for k in kinds if len(k) == 1} & shared
+    if len(tags) < 2 or len(sure) != 1:
+        return tags
+    kind = sure.pop()
+    return [
+        dataclasses.replace(tag, entities=[e for e in tag.entities if e.type == kind])
+        for tag in tags
+    ]
 
 
 def _possessive_object(text: str) -> tuple[str, str] | None:

@@ -28,8 +28,10 @@ __all__ = [
     "relation_meanings",
 ]
 
-#: For relations between nodes of one type: does the phrase read head → tail ("forward":
-#: "interacts with X") or tail → head ("inverse": "subtypes of X")?
+#: For relations between nodes of one type, read with the phrase before its anchor ("<answers>
+#: <phrase> X"): is X the edge's head ("forward": "regulated by X", "parents of X": the
+#: answers are tails) or its tail ("inverse": "regulate X", "subtypes of X")? With the anchor
+#: as the subject ("does X regulate", "X is a kind of what") the planner turns it round.
 Hint = Literal["forward", "inverse"] | None
 
 
@@ -74,7 +76,10 @@ _DEFINITIONS = [
         "regulates",
         "regulates (direction unspecified)",
         verb="regulates",
-        question_phrases=((r"regulat(?:e|es|ing)", "forward"),),
+        question_phrases=(
+            (r"regulat(?:e|es|ing)", "inverse"),
+            (r"(?:are |is )?regulated by", "forward"),
+        ),
         examples=("regulates", "controls"),
         directed_claims=True,
     ),
@@ -83,7 +88,9 @@ _DEFINITIONS = [
         "increases the activity or amount of",
         verb="positively regulates",
         question_phrases=(
-            (r"(?:positively|up-?)regulat(?:e|es|ing)|activat(?:e|es|ing)", "forward"),
+            (r"(?:positively |up-?)regulat(?:e|es|ing)|activat(?:e|es|ing)", "inverse"),
+            (r"(?:are |is )?(?:positively |up-?)regulated by|(?:are |is )?activated by",
+             "forward"),
         ),
         examples=("activates", "up-regulates", "increases"),
         opposites=_DOWN,
@@ -94,7 +101,9 @@ _DEFINITIONS = [
         "decreases the activity or amount of",
         verb="negatively regulates",
         question_phrases=(
-            (r"(?:negatively|down-?)regulat(?:e|es|ing)|inhibit(?:s|ing)?", "forward"),
+            (r"(?:negatively |down-?)regulat(?:e|es|ing)|inhibit(?:s|ing)?", "inverse"),
+            (r"(?:are |is )?(?:negatively |down-?)regulated by|(?:are |is )?inhibited by",
+             "forward"),
         ),
         examples=("inhibits", "down-regulates", "decreases"),
         opposites=_UP,
@@ -128,7 +137,8 @@ _DEFINITIONS = [
         question_phrases=(
             (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
              r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
-             r"responsible for|(?:are |is )?mutated in|(?:with )?mutations? in|behind", None),
+             r"responsible for|(?:are |is )?mutated in|(?:with )?mutations? in|behind|"
+             r"causal(?: for)?|tied to", None),
         ),
         examples=("associated with", "linked to", "implicated in", "related to", "causes"),
         generic=True,
@@ -157,10 +167,11 @@ _DEFINITIONS = [
         verb="is a subtype of",
         question_phrases=(
             (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?|"
-             r"descendants?|narrower terms?) of|(?:are |is )?more specific than", "inverse"),
+             r"descendants?|narrower terms?) of|(?:are |is )?more specific than|"
+             r"falls? (?:under|into|within)|belongs? to", "inverse"),
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
              r"(?: disease| phenotype)?(?: terms?| classes?| categories| groups?)? of|"
-             r"(?:are |is )?more general than|falls? (?:under|into)|belongs? to", "forward"),
+             r"(?:are |is )?more general than", "forward"),
         ),
         examples=("subtype of", "kind of", "more specific than"),
         directed_claims=True,

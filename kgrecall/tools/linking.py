@@ -88,6 +88,7 @@ _GENE_QUALIFIED = re.compile(
     r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
+_NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$")
 _EPONYM = re.compile(r"^(?P<name>[A-Z][\w-]+)['’]s?$")
 
 
@@ -178,7 +179,27 @@ class EntityIndex:
                     replace(e, score=round(e.score - _QUALIFIER_PENALTY, 4), exact=False)
                     for e in found
                 ]
-        return self._gene_qualified(mention, node_types)
+        return self._numbered(mention, node_types) or self._gene_qualified(mention, node_types)
+
+    def _numbered(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "PD7", "EA-2": an acronym with a number → the numbered member of the family the
+        acronym names ("Parkinson disease 7", "Episodic ataxia type 2"), at the acronym
+        tier's score."""
+        match = _NUMBERED.match(mention.strip())
+        if match is None:
+            return []
+        number = match.group("number")
+        found: dict[str, LinkedEntity] = {}
+        for family in self._acronym(match.group("letters"), None):
+            for name in self._names[self._position[family.id]]:
+                for form in (f"{name} {number}", f"{name} type {number}"):
+                    for entity in self._tiered(form, node_types):
+                        found.setdefault(
+                            entity.id,
+                            replace(entity, score=_TIER_SCORE["acronym"], exact=False,
+                                    match="acronym"),
+                        )  # fmt: skip
+        return list(found.values())
 
     def _gene_qualified(
         self, mention: str, node_types: Collection[str] | None

@@ -144,3 +144,19 @@ def test_shared_index_is_built_once_per_store_version() -> None:
     store.add_nodes([Node("G:NEW", "gene", "NEWG1")])
     rebuilt = EntityIndex.shared(store)
     assert rebuilt is not first and best(rebuilt, "NEWG1") == ("G:NEW", "name")
+
+
+def test_an_acronym_with_a_number_names_the_member_of_its_family() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:PD", "disease", "Parkinson disease"),
+            Node("D:PD7", "disease", "Parkinson disease 7"),
+            Node("D:EA", "disease", "Episodic ataxia"),
+            Node("D:EA2", "disease", "Episodic ataxia type 2"),
+        ]
+    )
+    index = EntityIndex(store)
+    assert [(e.id, e.match) for e in index.lookup("PD7")] == [("D:PD7", "acronym")]
+    assert [e.id for e in index.lookup("EA-2")] == ["D:EA2"]
+    assert index.lookup("PD9") == [] and index.lookup("pd7") == []

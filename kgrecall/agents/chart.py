@@ -1,0 +1,661 @@
+"""The phrase structure of a question: tagged spans, then noun phrases with their clauses.
+
+The offline planner's second reading (:meth:`~kgrecall.agents.OfflinePlanner.plan` uses it when
+its patterns cannot read a question). It finds, in this order,
+
+1. **entities** — every span of up to ``MAX_NAME_WORDS`` words that the KG's entity index
+   names by a tier (a name, synonym, symbol, acronym; no fuzzy guess), longest first, so
+   "Parkinson disease 18" is one name and "of" inside "Abnormality of the retina" no joint;
+2. **relation phrases** — the registry's question wording (``associated with``, ``present
+   with``, ``subtypes of``) and bare joints (``of``, ``for``, ``with``, ``shared by``: the
+   relation is whatever the KG has between the two types);
+3. **type words** ("genes", "receptors", "subtypes"), joiners ("and", "or", commas, "as well
+   as"), relative markers ("that"), auxiliaries and question words;
+
+words left over are linked by fuzzy search (then the reading is marked as a guess) or make
+the question unreadable — a word is never dropped silently. The tags are then read as noun
+phrases: an answer type followed by clauses, each a relation phrase and its argument (object
+clauses "… associated with X", subject clauses "… does X have", "… that NGF binds"); an
+argument is an entity list ("X, Y and Z", "X or of Y") or a nested noun phrase ("diseases
+linked to SNCA", "bvFTD genes", "SNCA's diseases", "SNCA-associated diseases"). A nested
+phrase takes its first clause directly and later ones only after "that"/"which"; another
+relation phrase closes it and belongs to the phrase above ("Which diseases linked to bvFTD
+genes present with fasciculations": the diseases present). Anchor-first ("X is linked to which
+genes") and yes/no questions ("Is LRRK2 associated with PD8?") are reordered into the same
+form. The planner turns the phrases into a QueryTree (relations by type signature, directions,
+entity linking); this module only reads the words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kgrecall.kg.relations import RELATIONS, Hint
+from kgrecall.tools import EntityIndex, LinkedEntity
+
+__all__ = [
+    "MAX_NAME_WORDS",
+    "TYPE_HINTS",
+    "TYPE_WORDS",
+    "UNREAD",
+    "Clause",
+    "Mention",
+    "Phrase",
+    "PhraseError",
+    "Reading",
+    "Tag",
+    "read",
+]
+
+#: How an error about words no tag reads begins.
+UNREAD = "could not read "
+#: The longest entity name, in words, looked for in a question.
+MAX_NAME_WORDS = 10
+
+#: Words that name node types (plural or singular).
+TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"(?:{p})\b", re.IGNORECASE), t)
+    for p, t in [
+        (r"go terms?|biological process(?:es)?|process(?:es)?|go processes", "go_term"),
+        (r"genes?", "gene"),
+        (r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?", "protein"),
+        (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
+        (r"phenotypes?|symptoms?|clinical features?|features?|signs?|manifestations?", "phenotype"),
+        (r"drugs?|compounds?|medications?", "drug"),
+        (r"pathways?", "pathway"),
+    ]
+]
+#: Answer words that fix the direction of a relation between nodes of one type: ligands are
+#: the heads of the KG's ligand → receptor interactions, receptors the tails.
+TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
+    (re.compile(r"ligands?\b", re.IGNORECASE), "inverse"),
+    (re.compile(r"(?:co-?)?receptors?\b", re.IGNORECASE), "forward"),
+]
+#: Nouns that are a relation by themselves before or after a name ("dystonia subtypes").
+_RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint]] = [
+    (re.compile(r"(?:sub ?types?|subclass(?:es)?|children|descendants?|forms?)\b", re.I),
+     "subclass_of", "inverse"),
+    (re.compile(r"(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?\b", re.I),
+     "subclass_of", "forward"),
+]  # fmt: skip
+#: Joints that say "related to" without naming the relation: the KG's one relation between
+#: the answer type and the argument's type is meant.
+_JOINTS = re.compile(
+    r"(?:shared by|in common (?:to|with|between)|common to|share[sd]?|of|for|with|in|to)"
+)
+#: Question phrases of the registry, as (pattern, relation, hint).
+_PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
+    (re.compile(phrase, re.IGNORECASE), name, hint)
+    for name, relation in RELATIONS.items()
+    for phrase, hint in relation.question_phrases
+]
+_HYPHEN_RELATION = re.compile(r"^(?P<name>.+?)-(?P<verb>associated|linked|related)$", re.I)
+_FILLER_PHRASES = re.compile(
+    r"(?:(?:have|has) been|known to be|reported to be|in common|one of(?: the)?|all of|"
+    r"(?:is|are) there|that are|which are)(?![\w-])",
+    re.IGNORECASE,
+)
+_OPENING = re.compile(
+    r"(?:show(?: me)?|list|find|tell me|give me|name|return|get|identify)(?![\w-])", re.I
+)
+_CONJUNCTIONS = re.compile(r"(?:as well as|and also|and|or|plus|,)(?![\w-])", re.IGNORECASE)
+_WORD_KINDS: dict[str, Kind] = {
+    **dict.fromkeys(
+        ("which", "what", "list", "find", "show", "me", "tell", "name", "give", "return", "get",
+         "identify"), "wh"),
+    **dict.fromkeys(("is", "are", "was", "were", "do", "does", "did", "can", "be"), "aux"),
+    **dict.fromkeys(("that", "who", "whose"), "relative"),
+    **dict.fromkeys(
+        ("the", "a", "an", "all", "any", "known", "every", "also", "both", "either", "together",
+         "alike", "really", "each", "those", "these", "them", "their", "its", "direct",
+         "directly", "broader", "categories", "category", "classes", "groups", "terms", "term"),
+        "filler"),
+}  # fmt: skip
+_TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
+
+NOUNS = ("entity", "type")
+
+Kind = Literal[
+    "entity", "relation", "type", "conj", "relative", "aux", "wh", "filler", "possessive",
+    "punct", "unknown",
+]  # fmt: skip
+
+
+class PhraseError(ValueError):
+    """The words do not form a question the reader knows; the message says where."""
+
+
+@dataclass(slots=True)
+class Tag:
+    """A span of the question's tokens read as one thing."""
+
+    kind: Kind
+    text: str
+    start: int
+    end: int
+    #: relation: (relation, hint) read from the registry; empty for a bare joint
+    relation: str = ""
+    hint: Hint = None
+    #: type: the node type a type word names (None for "terms", "subtypes"); relation: the
+    #: answers' type a role names ("a ligand for": proteins)
+    node_type: str | None = None
+    #: entity: what the index links the span to (fuzzy hits make the reading a guess)
+    entities: list[LinkedEntity] = field(default_factory=list)
+    fuzzy: bool = False
+    #: relation before a type word by a hyphen ("SNCA-associated diseases")
+    hyphen: bool = False
+
+
+@dataclass(slots=True)
+class Mention:
+    """An entity mention: its words and what the index found for them."""
+
+    tag: Tag
+
+
+@dataclass(slots=True)
+class Clause:
+    """A relation phrase and its argument; ``subject`` when the argument stands before the
+    phrase as its grammatical subject ("does X have", "that NGF binds")."""
+
+    relation: Tag
+    argument: Phrase
+    subject: bool = False
+    joiner: str = "and"
+
+
+@dataclass(slots=True)
+class Phrase:
+    """A noun phrase: a type word and clauses (the answers), or a list of entity mentions."""
+
+    head: Tag | None = None
+    clauses: list[Clause] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+    joiners: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Reading:
+    """The answers' phrase; a yes/no question's candidate entity."""
+
+    answer: Phrase
+    candidate: Mention | None = None
+    guessed: list[str] = field(default_factory=list)
+
+
+def read(question: str, linker: EntityIndex) -> Reading:
+    """The phrase structure of ``question``; :class:`PhraseError` when it has none."""
+    text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
+    tags = _Tagger(text.strip().rstrip("?.! "), linker).tags()
+    unknown = [t.text for t in tags if t.kind == "unknown"]
+    if unknown:
+        raise PhraseError(UNREAD + ", ".join(repr(u) for u in unknown))
+    guessed = [t.text for t in tags if t.kind == "entity" and t.fuzzy]
+    reading = _Parser(tags).question()
+    reading.guessed = guessed
+    return reading
+
+
+class _Tagger:
+    """Tags the tokens of one question: entities, relation phrases, types, small words."""
+
+    def __init__(self, text: str, linker: EntityIndex) -> None:
+        self.text, self.linker = text, linker
+        self.tokens: list[tuple[int, int]] = []
+        for match in _TOKEN.finditer(text):
+            hyphen = _HYPHEN_RELATION.match(match.group(0))
+            named = linker.lookup(match.group(0)) if hyphen else []
+            if hyphen and not any(e.exact for e in named):  # "SNCA-associated"
+                self.tokens.append((match.start(), match.start() + hyphen.end("name")))
+                self.tokens.append((match.start() + hyphen.start("verb") - 1, match.end()))
+            else:
+                self.tokens.append((match.start(), match.end()))
+        self.taken: list[Tag | None] = [None] * len(self.tokens)
+
+    def word(self, index: int) -> str:
+        start, end = self.tokens[index]
+        return self.text[start:end]
+
+    def span(self, start: int, end: int) -> str:
+        return self.text[self.tokens[start][0] : self.tokens[end - 1][1]]
+
+    def tags(self) -> list[Tag]:
+        opening = _OPENING.match(self.text)
+        if opening:  # "Show diseases …": not the relation "show"
+            span = self._token_span(0, opening.end())
+            if span is not None:
+                self._take(Tag("wh", opening.group(0), *span))
+        self._phrases(_FILLER_PHRASES, "filler")
+        self._relations()
+        self._entities()
+        self._types()
+        self._phrases(_CONJUNCTIONS, "conj")
+        self._small_words()
+        self._unknown()
+        tags: list[Tag] = []
+        for tag in self.taken:
+            if tag is not None and (not tags or tags[-1] is not tag):
+                tags.append(tag)
+        return [t for t in tags if t.kind != "filler"]
+
+    def _free(self, start: int, end: int) -> bool:
+        return all(self.taken[i] is None for i in range(start, end))
+
+    def _take(self, tag: Tag) -> None:
+        for i in range(tag.start, tag.end):
+            self.taken[i] = tag
+
+    def _token_span(self, start: int, end: int) -> tuple[int, int] | None:
+        """Token indices of a character span that starts and ends on token boundaries."""
+        first = next((i for i, (s, _) in enumerate(self.tokens) if s == start), None)
+        last = next((i for i, (_, e) in enumerate(self.tokens) if e == end), None)
+        if first is None or last is None or last < first:
+            return None
+        return first, last + 1
+
+    def _matches(self, pattern: re.Pattern[str]) -> list[tuple[int, int, re.Match[str]]]:
+        found = []
+        for start, _ in self.tokens:
+            match = pattern.match(self.text, start)
+            if match and match.end() > start:
+                span = self._token_span(start, match.end())
+                if span is not None:
+                    found.append((*span, match))
+        return found
+
+    def _phrases(self, pattern: re.Pattern[str], kind: Kind) -> None:
+        for start, end, match in self._matches(pattern):
+            if self._free(start, end):
+                self._take(Tag(kind, match.group(0), start, end))
+
+    def _relations(self) -> None:
+        """Registry phrases and bare joints, the longest first (ties: registry order)."""
+        found: list[tuple[int, int, int, Tag]] = []
+        for order, (pattern, name, hint) in enumerate(_PHRASES):
+            for start, end, match in self._matches(pattern):
+                found.append((start, end, order, Tag("relation", match.group(0), start, end,
+                                                     relation=name, hint=hint)))  # fmt: skip
+        for start, end, match in self._matches(_JOINTS):
+            found.append((start, end, len(_PHRASES), Tag("relation", match.group(0), start, end)))
+        for i, (start, end) in enumerate(self.tokens):
+            if self.text[start:end].startswith("-"):  # the verb of "SNCA-associated"
+                verb = self.text[start + 1 : end].lower()
+                if verb in ("associated", "linked", "related"):
+                    tag = Tag("relation", verb, i, i + 1, relation="associated_with", hyphen=True)
+                    found.append((i, i + 1, -1, tag))
+        # entity names may hold joints ("Abnormality of the retina"): those are kept back
+        # until the entities are found; registry phrases of two or more words go first
+        found.sort(key=lambda item: (-(item[1] - item[0]), item[2]))
+        self._pending: list[Tag] = []
+        for start, end, _, tag in found:
+            if not self._free(start, end):
+                continue
+            if tag.hyphen or (end - start >= 2 and tag.relation):
+                self._take(tag)
+            else:
+                self._pending.append(tag)
+
+    def _entities(self) -> None:
+        """Spans the index names, the longest first; then the pending short relation phrases."""
+        found: list[tuple[int, int, list[LinkedEntity]]] = []
+        for start in range(len(self.tokens)):
+            for end in range(start + 1, min(len(self.tokens), start + MAX_NAME_WORDS) + 1):
+                if not self._free(start, end) or not self._name_like(start, end):
+                    continue
+                entities = self.linker.lookup(self.span(start, end))
+                last = self.word(end - 1)
+                if not any(e.exact for e in entities) and any(
+                    p.fullmatch(last) for p, _ in TYPE_WORDS
+                ):
+                    # "SNCA-associated diseases" is a phrase, "Frontal release signs" a name
+                    continue
+                if entities:
+                    found.append((start, end, entities))
+        found.sort(key=lambda item: (-(item[1] - item[0]), item[0]))
+        for start, end, entities in found:
+            if self._free(start, end):
+                self._take(Tag("entity", self.span(start, end), start, end, entities=entities))
+        for tag in self._pending:
+            if self._free(tag.start, tag.end):
+                self._take(tag)
+
+    def _name_like(self, start: int, end: int) -> bool:
+        """Whether a span could be a name: it starts and ends on a content word."""
+        for index in (start, end - 1):
+            word = self.word(index)
+            if not re.match(r"[\w\u0370-\u03ff]", word) or word.lower() in _STOP:
+                return False
+        if end - start == 1:
+            word = self.word(start)
+            return not any(p.fullmatch(word) for p, _, _ in _PHRASES) and not any(
+                p.fullmatch(word) for p, _ in TYPE_WORDS
+            )
+        return True
+
+    def _types(self) -> None:
+        """Type words, and nouns that are a relation ("subtypes") as type words with it."""
+        patterns: list[tuple[re.Pattern[str], str | None, str, Hint]]
+        patterns = [(p, None, r, h) for p, r, h in _RELATION_NOUNS]
+        patterns += [(p, t, "", None) for p, t in TYPE_WORDS]
+        for pattern, node_type, relation, hint in patterns:
+            for start, end, match in self._matches(pattern):
+                if self._free(start, end):
+                    word = match.group(0)
+                    said = next((h for q, h in TYPE_HINTS if q.match(word)), hint)
+                    self._take(Tag("type", word, start, end, relation=relation, hint=said,
+                                   node_type=node_type))  # fmt: skip
+
+    def _small_words(self) -> None:
+        for i in range(len(self.tokens)):
+            if self.taken[i] is not None:
+                continue
+            word = self.word(i)
+            kind: Kind | None = _WORD_KINDS.get(word.lower())
+            if word in ("'s", "’s"):
+                kind = "possessive"
+            elif word in (";", ":", "-", "–", "—"):
+                kind = "punct"
+            elif word.lower() == "which" and i > 0:
+                before = self.taken[i - 1]  # "diseases which …"; "is linked to which genes"
+                kind = "relative" if before is not None and before.kind in NOUNS else "wh"
+            if kind is not None:
+                self._take(Tag(kind, word, i, i + 1))
+
+    def _unknown(self) -> None:
+        """Runs of untagged words: an entity by fuzzy search (a guess), else unknown."""
+        i = 0
+        while i < len(self.tokens):
+            if self.taken[i] is not None:
+                i += 1
+                continue
+            end = i
+            while end < len(self.tokens) and self.taken[end] is None:
+                end += 1
+            mention = self.span(i, end)
+            if self._absorbed(i, end):
+                i = end
+                continue
+            linked = self.linker.link(mention, k=5, fuzzy="fallback")
+            if linked:
+                self._take(Tag("entity", mention, i, end, entities=linked, fuzzy=True))
+            else:
+                self._take(Tag("unknown", mention, i, end))
+            i = end
+
+    def _absorbed(self, start: int, end: int) -> bool:
+        """Words next to a name that narrow it ("classic PSP", "early-onset AD"): the
+        neighbour's entities whose names hold the words, or the words with one of its
+        names; the entity tag grows over them."""
+        words = self.span(start, end)
+        for side in (end, start - 1):
+            tag = self.taken[side] if 0 <= side < len(self.tokens) else None
+            if tag is None or tag.kind != "entity" or tag.fuzzy:
+                continue
+            narrowed = [e for e in tag.entities if _holds(e.name, words)]
+            if not narrowed:
+                for entity in tag.entities:
+                    joined = f"{words} {entity.name}" if side == end else f"{entity.name} {words}"
+                    narrowed = self.linker.lookup(joined)
+                    if narrowed:
+                        break
+            if narrowed:
+                tag.entities = narrowed
+                tag.start, tag.end = min(tag.start, start), max(tag.end, end)
+                tag.text = self.span(tag.start, tag.end)
+                self._take(tag)
+                return True
+        return False
+
+
+def _holds(name: str, words: str) -> bool:
+    """Whether ``name`` holds every word of ``words`` (case and dashes aside)."""
+    have = set(re.split(r"[\s,-]+", name.lower()))
+    return all(w in have for w in re.split(r"[\s,-]+", words.lower()) if w)
+
+
+_STOP = frozenset(
+    {*_WORD_KINDS, "of", "for", "with", "in", "to", "by", "from", "on", "at", "and", "or",
+     "not", "no", "as", "than", "more", "less", "other", "same", "shared", "common", "share",
+     "there", "how", "many", "have", "has", "had", "it", "they", "type", "form", "one", "ones"}
+)  # fmt: skip
+
+
+class _Parser:
+    """Recursive descent over the tags (see the module docstring for the grammar)."""
+
+    def __init__(self, tags: list[Tag]) -> None:
+        self.tags = tags
+        self.at = 0
+
+    def peek(self, ahead: int = 0) -> Tag | None:
+        index = self.at + ahead
+        return self.tags[index] if index < len(self.tags) else None
+
+    def kind(self, ahead: int = 0) -> str | None:
+        tag = self.peek(ahead)
+        return tag.kind if tag else None
+
+    def fail(self, what: str) -> PhraseError:
+        tag = self.peek()
+        where = f" at {tag.text!r}" if tag else " at the end"
+        return PhraseError(f"expected {what}{where}")
+
+    def question(self) -> Reading:
+        kinds = [t.kind for t in self.tags]
+        if kinds and kinds[0] == "aux" and "wh" not in kinds:
+            return self._yes_no()
+        wh = next((i for i, k in enumerate(kinds) if k == "wh"), None)
+        if wh is not None and wh > 0 and "relation" in kinds[:wh]:
+            # "X is linked to which genes" → "which genes does X linked to"
+            last = max(i for i in range(wh) if kinds[i] == "relation")
+            first = min(i for i in range(wh) if kinds[i] == "relation")
+            subject = [t for t in self.tags[:first] if t.kind != "aux"]
+            self.tags = [
+                *self.tags[wh:],
+                Tag("aux", "does", -1, -1),
+                *subject,
+                *self.tags[first : last + 1],
+            ]
+        answer = self.noun_phrase(top=True)
+        if self.peek() is not None:
+            raise self.fail("the end of the question")
+        return Reading(answer)
+
+    def _yes_no(self) -> Reading:
+        self.at = 1
+        candidate = self.peek()
+        if candidate is None or candidate.kind != "entity":
+            raise self.fail("an entity after the auxiliary verb")
+        self.at += 1
+        self._wrapper(candidate)
+        answer = self.noun_phrase(top=True)
+        if self.peek() is not None:
+            raise self.fail("the end of the question")
+        return Reading(answer, candidate=Mention(candidate))
+
+    def noun_phrase(self, top: bool) -> Phrase:
+        while self.kind() == "wh":
+            self.at += 1
+        if self.kind() == "aux" and self.kind(1) in ("type", "relation"):
+            self.at += 1  # "what are the symptoms of …"
+        if top and self.kind() == "aux" and self.kind(1) == "entity":
+            start, self.at = self.at, self.at + 1
+            named = self.entities()  # "what are the dystonia subtypes", "what is X's receptor"
+            if named.clauses and self.peek() is None:
+                return named
+            self.at = start
+        tag = self.peek()
+        if tag is None:
+            raise self.fail("a type word or an entity")
+        if tag.kind == "entity":
+            phrase = self.entities()
+            if not phrase.clauses:
+                if top and self.kind() in ("relation", "aux"):
+                    raise self.fail("a question word before the entity")
+                return phrase
+            self.clauses(phrase, top, first=False)
+            return phrase
+        phrase = Phrase()
+        if tag.kind == "type":
+            phrase.head = tag
+            self.at += 1
+            if tag.relation:  # "subtypes of X": the noun is the relation
+                return self._noun_relation(phrase, top)
+        elif tag.kind not in ("relation", "aux") or (tag.kind == "relation" and tag.hyphen):
+            raise self.fail("a type word or an entity")
+        self.clauses(phrase, top, first=True)
+        if not phrase.clauses:
+            raise self.fail("a relation phrase")
+        return phrase
+
+    def _noun_relation(self, phrase: Phrase, top: bool) -> Phrase:
+        """ "subtypes of X", "parent terms of X": the type word is the relation."""
+        head = phrase.head
+        assert head is not None
+        if self.kind() == "relation" and not self.peek().relation:  # type: ignore[union-attr]
+            self.at += 1  # the bare joint "of"
+        relation = Tag("relation", head.text, head.start, head.end,
+                       relation=head.relation, hint=head.hint)  # fmt: skip
+        phrase = Phrase(clauses=[Clause(relation, self.argument())])
+        self.clauses(phrase, top, first=False)
+        return phrase
+
+    def clauses(self, phrase: Phrase, top: bool, *, first: bool) -> None:
+        """Clauses of ``phrase`` until a tag that belongs to a phrase above it."""
+        while self.peek() is not None:
+            start = self.at
+            joiner = "and"
+            while self.kind() == "conj":
+                joiner = "or" if self.peek().text.lower() == "or" else joiner  # type: ignore[union-attr]
+                self.at += 1
+            joined = self.at > start
+            marked = self.kind() == "relative"
+            if marked:
+                self.at += 1
+            if not (first or marked or joined or top):
+                self.at = start
+                return
+            while self.kind() == "aux" and self.kind(1) == "aux":
+                self.at += 1
+            if self.kind() == "aux" and self.kind(1) == "relation":
+                self.at += 1  # "are associated with"
+            clause = self._clause(marked)
+            if clause is None:
+                self.at = start
+                return
+            clause.joiner = joiner
+            phrase.clauses.append(clause)
+            first = False
+
+    def _clause(self, marked: bool) -> Clause | None:
+        tag = self.peek()
+        if tag is None:
+            return None
+        if tag.kind == "relation" and not tag.hyphen:
+            self.at += 1
+            return Clause(tag, self.argument())
+        subject = tag.kind == "aux" or (marked and tag.kind in ("entity", "type"))
+        if not subject:
+            return None
+        if tag.kind == "aux":
+            self.at += 1
+        argument = self.argument()
+        relation = self.peek()
+        if relation is not None and relation.kind == "type" and self.kind(1) == "relation":
+            # "is progranulin a ligand for": the type word is the subject's role
+            joint = self.tags[self.at + 1]
+            self.at += 2
+            for mention in argument.mentions:  # the role says which record: the protein
+                kind = [e for e in mention.tag.entities if e.type == relation.node_type]
+                mention.tag.entities = kind or mention.tag.entities
+            return Clause(
+                Tag("relation", f"{relation.text} {joint.text}", relation.start, joint.end,
+                    relation=joint.relation, hint=relation.hint, node_type=relation.node_type),
+                argument, subject=True,
+            )  # fmt: skip
+        if relation is None or relation.kind != "relation":
+            raise self.fail("a relation phrase after the subject")
+        self.at += 1
+        return Clause(relation, argument, subject=True)
+
+    def argument(self) -> Phrase:
+        """An entity list, or a nested noun phrase ("diseases linked to SNCA")."""
+        tag = self.peek()
+        if tag is None:
+            raise self.fail("an entity or a type word")
+        if tag.kind == "entity":
+            return self.entities()
+        if tag.kind == "type":
+            return self.noun_phrase(top=False)
+        raise self.fail("an entity or a type word")
+
+    def entities(self) -> Phrase:
+        """ "X", "X, Y and Z", "X or of Y"; then a compound head: "X genes", "X's
+        phenotypes", "X subtypes", "X-associated diseases" (the entities as its argument)."""
+        first = self.peek()
+        assert first is not None
+        self.at += 1
+        self._wrapper(first)
+        phrase = Phrase(mentions=[Mention(first)])
+        while self.kind() == "conj":
+            ahead = 1
+            while self.kind(ahead) == "conj":
+                ahead += 1
+            repeated = self.kind(ahead) == "relation" and not self.peek(ahead).relation  # type: ignore[union-attr]
+            if self.kind(ahead + repeated) != "entity":
+                break
+            said = " ".join(self.tags[self.at + i].text for i in range(ahead)).lower()
+            phrase.joiners.append("or" if repeated or re.search(r"\bor\b", said) else "and")
+            self.at += ahead + repeated
+            mention = self.peek()
+            assert mention is not None
+            self.at += 1
+            self._wrapper(mention)
+            phrase.mentions.append(Mention(mention))
+        if self.kind() == "possessive":
+            self.at += 1
+            if self.kind() != "type":
+                raise self.fail("a type word after the possessive")
+        dash = self.kind() == "punct" and (
+            self.kind(1) == "type" or (self.kind(1) == "relation" and self.kind(2) == "type")
+        )
+        if dash:
+            self.at += 1  # "juvenile Huntington disease - causal gene", "GDNF: receptors"
+        tag = self.peek()
+        if (
+            tag is not None
+            and tag.kind == "relation"
+            and (tag.hyphen or dash)
+            and self.kind(1) == "type"
+        ):
+            self.at += 1
+            head = self.peek()
+            self.at += 1
+            return Phrase(head=head, clauses=[Clause(tag, phrase)])
+        role = self.kind(1) == "relation" and not self.peek(1).relation  # type: ignore[union-attr]
+        if tag is not None and tag.kind == "type" and not role:
+            self.at += 1
+            if tag.relation:
+                joint = Tag("relation", tag.text, tag.start, tag.end,
+                            relation=tag.relation, hint=tag.hint)  # fmt: skip
+                return Phrase(clauses=[Clause(joint, phrase)])
+            joint = Tag("relation", "of", tag.start, tag.end)
+            return Phrase(head=tag, clauses=[Clause(joint, phrase)])
+        return phrase
+
+    def _wrapper(self, entity: Tag) -> None:
+        """ "the TREM2 gene", "the APOE gene product": a singular type word after a name
+        that says which of its records is meant, not a relation."""
+        tag = self.peek()
+        if (
+            tag is not None
+            and tag.kind == "type"
+            and not tag.relation
+            and tag.text.lower() in ("gene", "protein", "gene product", "product")
+            and any(e.type == tag.node_type for e in entity.entities)
+        ):
+            entity.entities = [e for e in entity.entities if e.type == tag.node_type]
+            self.at += 1
