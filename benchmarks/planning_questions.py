@@ -14,7 +14,9 @@ Negated and out-of-scope questions have no gold tree: the right outcome is a ref
 Scored, per topology and per wording class, on the offline planner (no LLM):
 
 - **exact set**: the planned tree, executed exactly on the KG, returns the gold tree's
-  answer set (for yes/no questions: the candidate's membership matches the expected answer);
+  answer set (for yes/no questions: the candidate's membership matches the expected answer;
+  a plan may ask the other way round — the gold's anchor as its candidate — about the same
+  two entities);
 - **up to records**: the same after mapping each anchor to one record of its entity (a
   disease under its OMIM and Orphanet ids; a gene and its protein);
 - **refused**: the planner raised ``PlanningError``; **confident wrong**: a plan with a
@@ -24,7 +26,11 @@ Scored, per topology and per wording class, on the offline planner (no LLM):
 
 The questions are split in halves by a hash of their id: *dev* questions may be looked at
 while developing the planner (only their misses are listed), *test* questions are only
-scored. (The split was introduced after earlier rounds had seen every question.)
+scored. (The split was introduced after earlier rounds had seen every question.) A third
+set, *fresh* (``benchmarks/data/planning/fresh.jsonl``, 80 questions: 76 answerable over the
+nine topologies, 2 negated, 2 out of scope), was written later by another helper who had read
+neither the code nor the first set, after the phrase-structure reader was built; it is only
+scored, never looked at while developing.
 
 Targets (issue #16): exact-set match ≥ 0.85 on answerable questions; 0 confident plans on
 negated or out-of-scope questions; plan p50 ≤ 100 ms. Writes
@@ -52,6 +58,7 @@ from kgrecall.tools import execute_sets, parse_query
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "planning" / "questions.jsonl"
+FRESH = HERE / "data" / "planning" / "fresh.jsonl"
 RESULTS = HERE / "results"
 TOPOLOGIES = ("1p", "2p", "3p", "2i", "3i", "ip", "pi", "2u", "up")
 EXACT_TARGET = 0.85
@@ -79,20 +86,55 @@ def answers(store: GraphStore, tree: dict[str, Any]) -> set[str]:
     return found
 
 
-def right(store: GraphStore, item: dict[str, Any], tree: dict[str, Any]) -> bool:
-    """Whether ``tree`` answers the question as its gold does."""
+def right(
+    store: GraphStore,
+    item: dict[str, Any],
+    tree: dict[str, Any],
+    candidate: str | None = None,
+    same: dict[str, set[str]] | None = None,
+) -> bool:
+    """Whether ``tree`` answers the question as its gold does.
+
+    A yes/no question may be asked either way round ("Does HD present with chorea?": the
+    phenotypes of HD hold chorea, or the diseases with chorea hold HD): a plan whose
+    ``candidate`` is the gold's anchor is right when it asks about the same two entities
+    (up to records with ``same``) and its answers hold its candidate as expected."""
     try:
         got = answers(store, tree)
     except Exception:  # a tree the KG cannot run is a wrong plan
         return False
     if item.get("yes_no"):
         expected = item["yes_no"]["expected"] == "yes"
-        return (item["yes_no"]["candidate"] in got) == expected
+        gold = item["yes_no"]["candidate"]
+        asked = candidate or gold
+
+        def one(entity: str) -> str:
+            return min(same.get(entity, {entity})) if same is not None else entity
+
+        if asked != gold:
+            pair = {one(asked), *map(one, entity_ids(tree))}
+            if pair != {one(gold), *map(one, entity_ids(item["query"]))}:
+                return False
+        members = same.get(asked, {asked}) if same is not None else {asked}
+        return bool(members & got) == expected
     return got == answers(store, item["query"])
 
 
+def entity_ids(tree: object) -> list[str]:
+    """The anchors' ids of a tree given as JSON."""
+    if isinstance(tree, dict):
+        if tree.get("op") == "entity":
+            return [str(tree["id"])]
+        return [i for value in tree.values() for i in entity_ids(value)]
+    if isinstance(tree, list):
+        return [i for value in tree for i in entity_ids(value)]
+    return []
+
+
 def split(item: dict[str, Any]) -> str:
-    """ "dev" or "test", by a hash of the question's id."""
+    """ "fresh" for the later set, else "dev" or "test" by a hash of the question's id."""
+    if item.get("set") == "fresh":
+        return "fresh"
     return "dev" if hashlib.sha256(item["id"].encode()).digest()[0] % 2 == 0 else "test"
 
 
@@ -105,7 +147,7 @@ def main() -> None:
     planner = service.resources(args.kg).planner
     store = service.resources(args.kg).store
     same = equivalents(store)
-    items = load(DATA)
+    items = load(DATA) + [{**item, "set": "fresh"} for item in load(FRESH)]
     planner.plan("Which genes are associated with Parkinson disease 4?")  # warm the models
     by_topology: dict[str, Counter[str]] = {}
     by_wording: dict[str, Counter[str]] = {}
@@ -114,9 +156,11 @@ def main() -> None:
     misses: list[str] = []
     for item in items:
         started = time.perf_counter()
+        candidate = None
         try:
             plan = planner.plan(item["question"])
             outcome, tree, ambiguous = "planned", plan.query.model_dump(), plan.ambiguous
+            candidate = plan.candidate.id if plan.candidate else None
         except PlanningError as error:
             outcome, tree, ambiguous = "refused", None, False
             reason = str(error)
@@ -137,9 +181,11 @@ def main() -> None:
             if outcome == "planned" and not ambiguous and half == "dev":
                 misses.append(f"{item['id']} | {item['question']} | planned {json.dumps(tree)}")
             continue
-        exact = tree is not None and right(store, item, tree)
+        exact = tree is not None and right(store, item, tree, candidate)
         records = exact or (
-            tree is not None and right(store, item, up_to_records(tree, same))
+            tree is not None and right(store, item, tree, candidate, same)
+            if item.get("yes_no")
+            else tree is not None and right(store, item, up_to_records(tree, same))
             and up_to_records(tree, same) == up_to_records(item["query"], same)
         )  # fmt: skip
         for row in rows:
@@ -165,7 +211,9 @@ def main() -> None:
         "unanswerable": dict(by_topology.get("none", Counter())),
         "per_topology": {t: dict(by_topology[t]) for t in TOPOLOGIES if t in by_topology},
         "per_wording": {w: dict(r) for w, r in sorted(by_wording.items())},
-        "per_split": {half: dict(by_split.get(half, Counter())) for half in ("dev", "test")},
+        "per_split": {
+            half: dict(by_split.get(half, Counter())) for half in ("dev", "test", "fresh")
+        },
         "plan_ms_p50": statistics.median(latencies),
         "plan_ms_p95": sorted(latencies)[int(0.95 * (len(latencies) - 1))],
         "python": platform.python_version(),
@@ -206,9 +254,10 @@ def markdown(figures: dict[str, Any], show: int) -> str:
         f"Answerable questions refused: {figures['refused_answerable']}; planned wrongly without "
         f"an ambiguity flag (confident wrong): {figures['confident_wrong']}.",
         "",
-        "Halves (by a hash of the question id; only *dev* misses are listed below):",
+        "Sets: *dev* and *test* by a hash of the question id (only *dev* misses are listed "
+        "below); *fresh* written later, only scored:",
         "",
-        "| half | questions | exact set (answerable) | refused | confident wrong / plan |",
+        "| set | questions | exact set (answerable) | refused | confident wrong / plan |",
         "|---|---|---|---|---|",
         *(
             f"| {half} | {row.get('n', 0)} | "

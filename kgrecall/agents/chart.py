@@ -28,6 +28,7 @@ entity linking); this module only reads the words.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -37,6 +38,7 @@ from kgrecall.tools import EntityIndex, LinkedEntity
 
 __all__ = [
     "MAX_NAME_WORDS",
+    "SPELLING_CUTOFF",
     "TYPE_HINTS",
     "TYPE_WORDS",
     "UNREAD",
@@ -74,20 +76,24 @@ TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
     (re.compile(r"(?:co-?)?receptors?\b", re.IGNORECASE), "forward"),
 ]
 #: Nouns that are a relation by themselves before or after a name ("dystonia subtypes").
-_RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint]] = [
+_RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
+    (re.compile(r"grandchildren\b", re.I), "subclass_of", "inverse", 2),
+    (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
     (re.compile(r"(?:sub ?types?|subclass(?:es)?|children|descendants?|forms?)\b", re.I),
-     "subclass_of", "inverse"),
+     "subclass_of", "inverse", 1),
     (re.compile(r"(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?\b", re.I),
-     "subclass_of", "forward"),
+     "subclass_of", "forward", 1),
 ]  # fmt: skip
 #: Joints that say "related to" without naming the relation: the KG's one relation between
 #: the answer type and the argument's type is meant.
 _JOINTS = re.compile(
-    r"(?:shared by|in common (?:to|with|between)|common to|share[sd]?|of|for|with|in|to)"
+    r"(?:shared (?:by|between|with)|in common (?:to|with|between)|common to|share[sd]?|of|for|"
+    r"with|in|to)(?![\w-])"
 )
-#: Question phrases of the registry, as (pattern, relation, hint).
+#: Question phrases of the registry, as (pattern, relation, hint); a phrase ends on a word's
+#: end ("causes?" does not stop inside "caused by").
 _PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
-    (re.compile(phrase, re.IGNORECASE), name, hint)
+    (re.compile(rf"(?:{phrase})(?![\w-])", re.IGNORECASE), name, hint)
     for name, relation in RELATIONS.items()
     for phrase, hint in relation.question_phrases
 ]
@@ -110,7 +116,8 @@ _WORD_KINDS: dict[str, Kind] = {
     **dict.fromkeys(
         ("the", "a", "an", "all", "any", "known", "every", "also", "both", "either", "together",
          "alike", "really", "each", "those", "these", "them", "their", "its", "direct",
-         "directly", "broader", "categories", "category", "classes", "groups", "terms", "term"),
+         "directly", "broader", "categories", "category", "classes", "groups", "terms", "term",
+         "mutations", "mutation", "variants", "variant"),
         "filler"),
 }  # fmt: skip
 _TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
@@ -147,6 +154,8 @@ class Tag:
     fuzzy: bool = False
     #: relation before a type word by a hyphen ("SNCA-associated diseases")
     hyphen: bool = False
+    #: relation: how many hops it takes ("grandparents": two subclass_of hops)
+    repeat: int = 1
 
 
 @dataclass(slots=True)
@@ -183,20 +192,45 @@ class Reading:
 
     answer: Phrase
     candidate: Mention | None = None
+    #: mentions linked by fuzzy search; (misspelt, read as) words
     guessed: list[str] = field(default_factory=list)
+    corrected: list[tuple[str, str]] = field(default_factory=list)
 
 
 def read(question: str, linker: EntityIndex) -> Reading:
     """The phrase structure of ``question``; :class:`PhraseError` when it has none."""
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
-    tags = _Tagger(text.strip().rstrip("?.! "), linker).tags()
+    text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
+    tags = _Tagger(text, linker).tags()
     unknown = [t.text for t in tags if t.kind == "unknown"]
     if unknown:
         raise PhraseError(UNREAD + ", ".join(repr(u) for u in unknown))
     guessed = [t.text for t in tags if t.kind == "entity" and t.fuzzy]
     reading = _Parser(tags).question()
-    reading.guessed = guessed
+    reading.guessed, reading.corrected = guessed, corrected
     return reading
+
+
+def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]]:
+    """``text`` with misspelt question words put right ("asociated" → "associated"): a
+    lower-case word of five letters or more that is neither a word of the relation and type
+    vocabulary nor a name, within ``SPELLING_CUTOFF`` of one vocabulary word."""
+    corrected: list[tuple[str, str]] = []
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if len(word) < 5 or not word.islower() or word in _VOCABULARY or linker.lookup(word):
+            return word
+        patterns = [*(p for p, _ in TYPE_WORDS), *(p for p, _, _, _ in _RELATION_NOUNS)]
+        if word in _STOP or any(p.fullmatch(word) for p in patterns):
+            return word  # "subtypes" is read as it is
+        close = difflib.get_close_matches(word, _VOCABULARY, n=1, cutoff=SPELLING_CUTOFF)
+        if not close:
+            return word
+        corrected.append((word, close[0]))
+        return str(close[0])
+
+    return re.sub(r"(?<![\w-])[a-z]+(?![\w-])", fix, text), corrected
 
 
 class _Tagger:
@@ -337,16 +371,16 @@ class _Tagger:
 
     def _types(self) -> None:
         """Type words, and nouns that are a relation ("subtypes") as type words with it."""
-        patterns: list[tuple[re.Pattern[str], str | None, str, Hint]]
-        patterns = [(p, None, r, h) for p, r, h in _RELATION_NOUNS]
-        patterns += [(p, t, "", None) for p, t in TYPE_WORDS]
-        for pattern, node_type, relation, hint in patterns:
+        patterns: list[tuple[re.Pattern[str], str | None, str, Hint, int]]
+        patterns = [(p, None, r, h, n) for p, r, h, n in _RELATION_NOUNS]
+        patterns += [(p, t, "", None, 1) for p, t in TYPE_WORDS]
+        for pattern, node_type, relation, hint, repeat in patterns:
             for start, end, match in self._matches(pattern):
                 if self._free(start, end):
                     word = match.group(0)
                     said = next((h for q, h in TYPE_HINTS if q.match(word)), hint)
                     self._take(Tag("type", word, start, end, relation=relation, hint=said,
-                                   node_type=node_type))  # fmt: skip
+                                   node_type=node_type, repeat=repeat))  # fmt: skip
 
     def _small_words(self) -> None:
         for i in range(len(self.tokens)):
@@ -416,6 +450,23 @@ def _holds(name: str, words: str) -> bool:
     return all(w in have for w in re.split(r"[\s,-]+", words.lower()) if w)
 
 
+#: Question words spelt this close to a vocabulary word (difflib ratio) are read as it.
+SPELLING_CUTOFF = 0.85
+#: The words of the registry's question phrases and examples and of the type words.
+_VOCABULARY = sorted(
+    {
+        form
+        for pattern in [
+            *(p.pattern for p, _, _ in _PHRASES),
+            *(p.pattern for p, _ in TYPE_WORDS),
+            *(p.pattern for p, _, _, _ in _RELATION_NOUNS),
+            *(example for relation in RELATIONS.values() for example in relation.examples),
+        ]
+        for word in re.findall(r"[a-z]{4,}", pattern)
+        for form in (word, word[:-1] if word.endswith("s") else word)
+    }
+)
+
 _STOP = frozenset(
     {*_WORD_KINDS, "of", "for", "with", "in", "to", "by", "from", "on", "at", "and", "or",
      "not", "no", "as", "than", "more", "less", "other", "same", "shared", "common", "share",
@@ -459,6 +510,16 @@ class _Parser:
                 *subject,
                 *self.tags[first : last + 1],
             ]
+        if (
+            len(kinds) > 3
+            and kinds[:2] == ["wh", "relation"]
+            and self.tags[1].relation
+            and "aux" in kinds[2:4]
+            and "relation" not in kinds[2:]
+        ):  # "what kind of disease is X" → "what disease is X a kind of"
+            rest = self.tags[2:]
+            at = next(i for i, t in enumerate(rest) if t.kind == "aux")
+            self.tags = [self.tags[0], *rest[: at + 1], *rest[at + 1 :], self.tags[1]]
         answer = self.noun_phrase(top=True)
         if self.peek() is not None:
             raise self.fail("the end of the question")
@@ -518,7 +579,7 @@ class _Parser:
         if self.kind() == "relation" and not self.peek().relation:  # type: ignore[union-attr]
             self.at += 1  # the bare joint "of"
         relation = Tag("relation", head.text, head.start, head.end,
-                       relation=head.relation, hint=head.hint)  # fmt: skip
+                       relation=head.relation, hint=head.hint, repeat=head.repeat)  # fmt: skip
         phrase = Phrase(clauses=[Clause(relation, self.argument())])
         self.clauses(phrase, top, first=False)
         return phrase
@@ -620,10 +681,11 @@ class _Parser:
             if self.kind() != "type":
                 raise self.fail("a type word after the possessive")
         dash = self.kind() == "punct" and (
-            self.kind(1) == "type" or (self.kind(1) == "relation" and self.kind(2) == "type")
+            self.kind(1) == "type"
+            or (self.kind(1) in ("relation", "wh") and self.kind(2) == "type")
         )
-        if dash:
-            self.at += 1  # "juvenile Huntington disease - causal gene", "GDNF: receptors"
+        if dash:  # "juvenile Huntington disease - causal gene", "GDNF: which receptors"
+            self.at += 2 if self.kind(1) == "wh" else 1
         tag = self.peek()
         if (
             tag is not None
@@ -640,7 +702,7 @@ class _Parser:
             self.at += 1
             if tag.relation:
                 joint = Tag("relation", tag.text, tag.start, tag.end,
-                            relation=tag.relation, hint=tag.hint)  # fmt: skip
+                            relation=tag.relation, hint=tag.hint, repeat=tag.repeat)  # fmt: skip
                 return Phrase(clauses=[Clause(joint, phrase)])
             joint = Tag("relation", "of", tag.start, tag.end)
             return Phrase(head=tag, clauses=[Clause(joint, phrase)])

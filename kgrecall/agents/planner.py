@@ -340,6 +340,7 @@ class OfflinePlanner:
         tree = self._phrase(reading.answer)
         answer_type = self._type_of(tree)
         notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
+        notes += [f"read {wrong!r} as {right!r}" for wrong, right in reading.corrected]
         if reading.candidate is None:
             return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
                                 notes=notes)  # fmt: skip
@@ -361,7 +362,7 @@ class OfflinePlanner:
         head = phrase.head
         answer_type = head.node_type if head is not None else None
         hint = head.hint if head is not None else None
-        children = [self._clause(clause, answer_type, hint) for clause in phrase.clauses]
+        children = [self._repeated(clause, answer_type, hint) for clause in phrase.clauses]
         if not children:
             raise PlanningError("no relation phrase says what the answers are")
         if len(children) == 1:
@@ -395,6 +396,15 @@ class OfflinePlanner:
             return self._project_node(relation, inner, inner_type, answer_type)
         finally:
             self.answer_hint = outer
+
+    def _repeated(self, clause: chart.Clause, answer_type: str | None, hint: Hint) -> QueryNode:
+        """A clause whose relation takes several hops ("grandparents of X")."""
+        node = self._clause(clause, answer_type, hint)
+        tag = clause.relation
+        for _ in range(tag.repeat - 1):
+            relation = _Relation(tag.relation, tag.hint, tag.text, "lexicon", 1.0)
+            node = self._project_node(relation, node, self._type_of(node), answer_type)
+        return node
 
     def _mentioned(self, relation: _Relation, tag: chart.Tag, answer_type: str | None) -> QueryNode:
         anchor = self._link(tag.text, relation.name, answer_type, found=tag.entities,
@@ -856,6 +866,7 @@ class OfflinePlanner:
             core = _core_name(mention)
             if not found and core != mention:
                 found = self.linker.link(core, k=5, node_types=accepted or None, fuzzy="fallback")
+        found = _named_for_disease(found)
         if not found:
             types = ", ".join(sorted(accepted)) or "any"
             closest = self.linker.fuzzy(mention, k=1, node_types=accepted or None)
@@ -887,6 +898,20 @@ class OfflinePlanner:
                 for o in (close or others)[:4]
             ],
         )
+
+
+def _named_for_disease(found: list[LinkedEntity]) -> list[LinkedEntity]:
+    """Without a gene or protein matched by an alias when a disease or phenotype matches the
+    same words: "HD", "SCA3", "PARK7" are old gene symbols named after the disease, which is
+    meant (the gene is written by its symbol, HTT, ATXN3)."""
+    clinical = any(e.type in ("disease", "phenotype") for e in found)
+    return [
+        e
+        for e in found
+        if not (
+            clinical and e.type in ("gene", "protein") and e.matched.casefold() != e.name.casefold()
+        )
+    ]
 
 
 def _agreeing(tags: list[chart.Tag]) -> list[chart.Tag]:

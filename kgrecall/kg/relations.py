@@ -138,7 +138,7 @@ _DEFINITIONS = [
             (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
              r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
              r"responsible for|(?:are |is )?mutated in|(?:with )?mutations? in|behind|"
-             r"causal(?: for)?|tied to", None),
+             r"causal(?: for)?|tied to|(?:are |is )?caused by(?: mutations? in)?", None),
         ),
         examples=("associated with", "linked to", "implicated in", "related to", "causes"),
         generic=True,
@@ -167,11 +167,11 @@ _DEFINITIONS = [
         verb="is a subtype of",
         question_phrases=(
             (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?|"
-             r"descendants?|narrower terms?) of|(?:are |is )?more specific than|"
+             r"descendants?|narrower terms?) of|(?:are |is )?(?:more specific|narrower) than|"
              r"falls? (?:under|into|within)|belongs? to", "inverse"),
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
              r"(?: disease| phenotype)?(?: terms?| classes?| categories| groups?)? of|"
-             r"(?:are |is )?more general than", "forward"),
+             r"(?:are |is )?(?:more general|broader|less specific) than", "forward"),
         ),
         examples=("subtype of", "kind of", "more specific than"),
         directed_claims=True,
@@ -202,7 +202,8 @@ _DEFINITIONS = [
             (r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits)"
              r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
              r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
-             r"characteri[sz]ed by|(?:phenotypes?|symptoms?|features?|signs?) of|"
+             r"characteri[sz]ed by|(?:clinical )?(?:phenotypes?|symptoms?|features?|signs?|"
+             r"manifestations?) of|"
              r"(?:that |which )?feature|featuring|(?:are |is )?annotated (?:to|with)|"
              r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in", None),
         ),
