@@ -79,8 +79,8 @@ TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
 _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
     (re.compile(r"grandchildren\b", re.I), "subclass_of", "inverse", 2),
     (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
-    (re.compile(r"(?:sub ?types?|subclass(?:es)?|children|descendants?|forms?)\b", re.I),
-     "subclass_of", "inverse", 1),
+    (re.compile(r"(?:sub ?types?|subclass(?:es)?|child(?:ren)?(?: terms?)?|descendants?|"
+                r"forms?)\b", re.I), "subclass_of", "inverse", 1),
     (re.compile(r"(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?\b", re.I),
      "subclass_of", "forward", 1),
 ]  # fmt: skip
@@ -99,8 +99,8 @@ _PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
 ]
 _HYPHEN_RELATION = re.compile(r"^(?P<name>.+?)-(?P<verb>associated|linked|related)$", re.I)
 _FILLER_PHRASES = re.compile(
-    r"(?:(?:have|has) been|known to be|reported to be|in common|one of(?: the)?|all of|"
-    r"(?:is|are) there|that are|which are)(?![\w-])",
+    r"(?:(?:have|has) been|(?:known|reported|thought|believed|said) to(?: be)?|in common|"
+    r"one of(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|about)(?![\w-])",
     re.IGNORECASE,
 )
 _OPENING = re.compile(
@@ -340,11 +340,12 @@ class _Tagger:
                 if not self._free(start, end) or not self._name_like(start, end):
                     continue
                 entities = self.linker.lookup(self.span(start, end))
-                last = self.word(end - 1)
+                ends = (self.word(start), self.word(end - 1))
                 if not any(e.exact for e in entities) and any(
-                    p.fullmatch(last) for p, _ in TYPE_WORDS
+                    p.fullmatch(word) for p, _ in TYPE_WORDS for word in ends
                 ):
-                    # "SNCA-associated diseases" is a phrase, "Frontal release signs" a name
+                    # "SNCA-associated diseases", "receptors for BDNF" are phrases (though
+                    # their words name something); "Frontal release signs" is a name
                     continue
                 if entities:
                     found.append((start, end, entities))
@@ -601,8 +602,8 @@ class _Parser:
                 return
             while self.kind() == "aux" and self.kind(1) == "aux":
                 self.at += 1
-            if self.kind() == "aux" and self.kind(1) == "relation":
-                self.at += 1  # "are associated with"
+            if self.kind() == "aux" and (self.kind(1) == "relation" or self._role(1)):
+                self.at += 1  # "are associated with", "are receptors for"
             clause = self._clause(marked)
             if clause is None:
                 self.at = start
@@ -618,6 +619,12 @@ class _Parser:
         if tag.kind == "relation" and not tag.hyphen:
             self.at += 1
             return Clause(tag, self.argument())
+        if self._role(0):  # "(proteins that are) receptors for X": the answers' role
+            joint = self.tags[self.at + 1]
+            self.at += 2
+            role = Tag("relation", f"{tag.text} {joint.text}", tag.start, joint.end,
+                       hint=tag.hint, node_type=tag.node_type)  # fmt: skip
+            return Clause(role, self.argument())
         subject = tag.kind == "aux" or (marked and tag.kind in ("entity", "type"))
         if not subject:
             return None
@@ -641,6 +648,19 @@ class _Parser:
             raise self.fail("a relation phrase after the subject")
         self.at += 1
         return Clause(relation, argument, subject=True)
+
+    def _role(self, ahead: int) -> bool:
+        """Whether a ligand / receptor word and a bare joint come ``ahead`` ("receptors for")."""
+        role, joint = self.peek(ahead), self.peek(ahead + 1)
+        return (
+            role is not None
+            and joint is not None
+            and role.kind == "type"
+            and role.hint is not None
+            and not role.relation
+            and joint.kind == "relation"
+            and not joint.relation
+        )
 
     def argument(self) -> Phrase:
         """An entity list, or a nested noun phrase ("diseases linked to SNCA")."""

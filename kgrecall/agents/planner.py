@@ -362,9 +362,31 @@ class OfflinePlanner:
         head = phrase.head
         answer_type = head.node_type if head is not None else None
         hint = head.hint if head is not None else None
+        linked = len(self.anchors), len(self.relations)
         children = [self._repeated(clause, answer_type, hint) for clause in phrase.clauses]
         if not children:
             raise PlanningError("no relation phrase says what the answers are")
+        kinds = [self._type_of(child) for child in children]
+        if answer_type is None and len(set(kinds)) > 1:
+            # "Which forms of dystonia are linked to TOR1A": the clauses must agree on one
+            # answer type; a clause that changes type (gene → disease) says which
+            changing = [
+                kind
+                for kind, clause in zip(kinds, phrase.clauses, strict=True)
+                if kind and self._changes_type(clause.relation.relation)
+            ]
+            for kind in dict.fromkeys([*changing, *sorted(k for k in kinds if k)]):
+                del self.anchors[linked[0] :], self.relations[linked[1] :]
+                try:
+                    agreeing = [self._repeated(c, kind, hint) for c in phrase.clauses]
+                except PlanningError:
+                    continue
+                if {self._type_of(child) for child in agreeing} == {kind}:
+                    children = agreeing
+                    break
+            else:
+                del self.anchors[linked[0] :], self.relations[linked[1] :]
+                children = [self._repeated(clause, answer_type, hint) for clause in phrase.clauses]
         if len(children) == 1:
             return children[0]
         return _combine(children, [clause.joiner for clause in phrase.clauses[1:]])
@@ -396,6 +418,11 @@ class OfflinePlanner:
             return self._project_node(relation, inner, inner_type, answer_type)
         finally:
             self.answer_hint = outer
+
+    def _changes_type(self, relation: str) -> bool:
+        """Whether every edge of ``relation`` joins two node types (gene → disease)."""
+        pairs = self.signatures.get(relation, set())
+        return bool(pairs) and all(head != tail for head, tail in pairs)
 
     def _repeated(self, clause: chart.Clause, answer_type: str | None, hint: Hint) -> QueryNode:
         """A clause whose relation takes several hops ("grandparents of X")."""

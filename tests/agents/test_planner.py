@@ -324,9 +324,34 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             project("positively_regulates", entity("GO:0000423"), True),
         ),
         ("What does mitophagy regulate?", project("regulates", entity("GO:0000423"))),
+        # a ligand / receptor word after "are" is the answers' role
+        (
+            "Which proteins are receptors for BDNF?",
+            project("interacts_with", entity("uniprot:P23560")),
+        ),
+        # the clauses agree on one answer type: dystonia the disease, not the phenotype
+        (
+            "Which forms of dystonia are linked to TOR1A?",
+            {"op": "intersect", "inputs": [
+                project("subclass_of", entity("MONDO:0003441"), True),
+                project("associated_with", entity("NCBIGene:1861"))]},
+        ),
+        # two hops in one word; misspelt question words; "caused by"
+        (
+            "What are the grandparents of mitophagy?",
+            project("subclass_of", project("subclass_of", entity("GO:0000423"))),
+        ),
+        (
+            "Which genes are asociated with Parkinson diesase 4?",
+            project("associated_with", entity(PD4), True),
+        ),
+        ("diseases caused by PRKN", project("associated_with", entity(PARKIN))),
     ],
 )  # fmt: skip
 def test_questions_read_by_phrase_structure(
     service: QueryService, question: str, expected: dict[str, object]
 ) -> None:
-    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+    plan = service.resources("demo").planner.plan(question)
+    assert plan.query.model_dump() == expected
+    if "asociated" in question:  # a correction is said, never silent
+        assert "read 'asociated' as 'associated'" in plan.notes
