@@ -103,6 +103,9 @@ _FILLER_PHRASES = re.compile(
     r"one of(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|about)(?![\w-])",
     re.IGNORECASE,
 )
+_FRONTED = re.compile(
+    r"^(?P<joint>in|for|with|to|from|by|of)\s+(?P<rest>(?:which|what)\b.*)$", re.IGNORECASE
+)
 _OPENING = re.compile(
     r"(?:show(?: me)?|list|find|tell me|give me|name|return|get|identify)(?![\w-])", re.I
 )
@@ -195,19 +198,24 @@ class Reading:
     #: mentions linked by fuzzy search; (misspelt, read as) words
     guessed: list[str] = field(default_factory=list)
     corrected: list[tuple[str, str]] = field(default_factory=list)
+    #: plural category names read as the answers' type ("ataxias": diseases)
+    broadened: list[tuple[str, str]] = field(default_factory=list)
 
 
 def read(question: str, linker: EntityIndex) -> Reading:
     """The phrase structure of ``question``; :class:`PhraseError` when it has none."""
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
+    text = _FRONTED.sub(r"\g<rest> \g<joint>", text)  # "In which diseases is X seen" → "… in"
     tags = _Tagger(text, linker).tags()
     unknown = [t.text for t in tags if t.kind == "unknown"]
     if unknown:
         raise PhraseError(UNREAD + ", ".join(repr(u) for u in unknown))
     guessed = [t.text for t in tags if t.kind == "entity" and t.fuzzy]
-    reading = _Parser(tags).question()
+    parser = _Parser(tags)
+    reading = parser.question()
     reading.guessed, reading.corrected = guessed, corrected
+    reading.broadened = parser.broadened
     return reading
 
 
@@ -264,6 +272,7 @@ class _Tagger:
                 self._take(Tag("wh", opening.group(0), *span))
         self._phrases(_FILLER_PHRASES, "filler")
         self._relations()
+        self._types(words=2)  # "GO processes" before the entity "GO"
         self._entities()
         self._types()
         self._phrases(_CONJUNCTIONS, "conj")
@@ -370,14 +379,15 @@ class _Tagger:
             )
         return True
 
-    def _types(self) -> None:
-        """Type words, and nouns that are a relation ("subtypes") as type words with it."""
+    def _types(self, words: int = 1) -> None:
+        """Type words of at least ``words`` words, and nouns that are a relation
+        ("subtypes") as type words with it."""
         patterns: list[tuple[re.Pattern[str], str | None, str, Hint, int]]
         patterns = [(p, None, r, h, n) for p, r, h, n in _RELATION_NOUNS]
         patterns += [(p, t, "", None, 1) for p, t in TYPE_WORDS]
         for pattern, node_type, relation, hint, repeat in patterns:
             for start, end, match in self._matches(pattern):
-                if self._free(start, end):
+                if end - start >= words and self._free(start, end):
                     word = match.group(0)
                     said = next((h for q, h in TYPE_HINTS if q.match(word)), hint)
                     self._take(Tag("type", word, start, end, relation=relation, hint=said,
@@ -481,6 +491,8 @@ class _Parser:
     def __init__(self, tags: list[Tag]) -> None:
         self.tags = tags
         self.at = 0
+        #: plural category names read as the answers' type: (words, node type)
+        self.broadened: list[tuple[str, str]] = []
 
     def peek(self, ahead: int = 0) -> Tag | None:
         index = self.at + ahead
@@ -552,6 +564,13 @@ class _Parser:
         tag = self.peek()
         if tag is None:
             raise self.fail("a type word or an entity")
+        if tag.kind == "entity" and top and self._category(tag):
+            # "Which ataxias are linked to ATXN2": the plural names the kind of answers
+            kinds = {e.type for e in tag.entities}
+            kind = "disease" if "disease" in kinds else sorted(kinds)[0]
+            self.broadened.append((tag.text, kind))
+            tag = Tag("type", tag.text, tag.start, tag.end, node_type=kind)
+            self.tags[self.at] = tag
         if tag.kind == "entity":
             phrase = self.entities()
             if not phrase.clauses:
@@ -572,6 +591,18 @@ class _Parser:
         if not phrase.clauses:
             raise self.fail("a relation phrase")
         return phrase
+
+    def _category(self, tag: Tag) -> bool:
+        """Whether an entity opening the question is a plural category name ("ataxias",
+        "dystonias") followed by what the answers do: the answers' type, not an anchor."""
+        return (
+            self.at > 0
+            and self.kind(1) in ("relation", "aux")
+            and tag.text.endswith("s")
+            and bool(tag.entities)
+            and all(e.match == "normalized" for e in tag.entities)
+            and all(e.type in ("disease", "phenotype", "go_term") for e in tag.entities)
+        )
 
     def _noun_relation(self, phrase: Phrase, top: bool) -> Phrase:
         """ "subtypes of X", "parent terms of X": the type word is the relation."""

@@ -341,6 +341,10 @@ class OfflinePlanner:
         answer_type = self._type_of(tree)
         notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
         notes += [f"read {wrong!r} as {right!r}" for wrong, right in reading.corrected]
+        notes += [
+            f"read {words!r} as any {kind}: the answers are not checked to be {words}"
+            for words, kind in reading.broadened
+        ]
         if reading.candidate is None:
             return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
                                 notes=notes)  # fmt: skip

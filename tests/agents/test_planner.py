@@ -346,6 +346,15 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             project("associated_with", entity(PD4), True),
         ),
         ("diseases caused by PRKN", project("associated_with", entity(PARKIN))),
+        # a fronted preposition; "GO processes" is a type word, not the acronym GO
+        ("In which diseases is chorea seen?", project("has_phenotype", entity(CHOREA), True)),
+        (
+            "Which GO processes does mitophagy belong to?",
+            project("subclass_of", entity("GO:0000423")),
+        ),
+        # a plural category name opening the question is the answers' type (with a note)
+        ("Which dystonias are associated with TOR1A?",
+         project("associated_with", entity("NCBIGene:1861"))),
     ],
 )  # fmt: skip
 def test_questions_read_by_phrase_structure(
@@ -355,3 +364,5 @@ def test_questions_read_by_phrase_structure(
     assert plan.query.model_dump() == expected
     if "asociated" in question:  # a correction is said, never silent
         assert "read 'asociated' as 'associated'" in plan.notes
+    if "dystonias" in question:  # so is a category read as a type
+        assert any(note.startswith("read 'dystonias' as any disease") for note in plan.notes)
