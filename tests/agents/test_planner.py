@@ -352,6 +352,11 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             "Which GO processes does mitophagy belong to?",
             project("subclass_of", entity("GO:0000423")),
         ),
+        # "SCA3" is an old alias of ATXN3 and the disease's abbreviation: the disease
+        (
+            "What are the clinical features of SCA3?",
+            project("has_phenotype", entity("OMIM:109150")),
+        ),
         # a plural category name opening the question is the answers' type (with a note)
         ("Which dystonias are associated with TOR1A?",
          project("associated_with", entity("NCBIGene:1861"))),
