@@ -103,6 +103,7 @@ _FILLER_PHRASES = re.compile(
     r"one of(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|about)(?![\w-])",
     re.IGNORECASE,
 )
+_CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b", re.IGNORECASE)
 _FRONTED = re.compile(
     r"^(?P<joint>in|for|with|to|from|by|of)\s+(?P<rest>(?:which|what)\b.*)$", re.IGNORECASE
 )
@@ -205,8 +206,10 @@ class Reading:
 def read(question: str, linker: EntityIndex) -> Reading:
     """The phrase structure of ``question``; :class:`PhraseError` when it has none."""
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
+    text = _CONTRACTED.sub(lambda m: f"{m.group(1)} is", text)  # "What's the gene …"
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
-    text = _FRONTED.sub(r"\g<rest> \g<joint>", text)  # "In which diseases is X seen" → "… in"
+    text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
+    # "In which diseases is X seen" → "which diseases is X seen in"
     tags = _Tagger(text, linker).tags()
     unknown = [t.text for t in tags if t.kind == "unknown"]
     if unknown:
@@ -403,6 +406,8 @@ class _Tagger:
                 kind = "possessive"
             elif word in (";", ":", "-", "–", "—"):
                 kind = "punct"
+            elif word.lower() == "who" and i == 0:
+                kind = "wh"  # "Who are the ligands of RET"
             elif word.lower() == "which" and i > 0:
                 before = self.taken[i - 1]  # "diseases which …"; "is linked to which genes"
                 kind = "relative" if before is not None and before.kind in NOUNS else "wh"

@@ -95,6 +95,17 @@ def shape(phrase: Phrase) -> object:
             "What are the Parkinson disease subtypes",
             (None, [("subtypes", False, ["Parkinson disease"])]),
         ),
+        # contractions and "who" opening the question; a fronted preposition goes last
+        (
+            "What's associated with SNCA",
+            (None, [("is associated with", False, ["SNCA"])]),
+        ),
+        ("Who are the genes of Parkinson disease 7", ("genes", [("of", False,
+                                                                 ["Parkinson disease 7"])])),
+        (
+            "In which diseases is resting tremor seen",
+            ("diseases", [("seen in", True, ["resting tremor"])]),
+        ),
         # anchor first: reordered into a subject clause
         (
             "Parkinson disease 7 is linked to which genes",
