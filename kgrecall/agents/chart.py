@@ -103,6 +103,9 @@ _FILLER_PHRASES = re.compile(
     r"one of(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|about)(?![\w-])",
     re.IGNORECASE,
 )
+_COPULA = frozenset({"is", "are", "was", "were", "be"})
+#: Verbs of having after a relation noun's subject ("what subtypes does PD have").
+_HAVING = frozenset({"have", "has", "include", "includes"})
 _CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b", re.IGNORECASE)
 _FRONTED = re.compile(
     r"^(?P<joint>in|for|with|to|from|by|of)\s+(?P<rest>(?:which|what)\b.*)$", re.IGNORECASE
@@ -460,6 +463,11 @@ class _Tagger:
         return False
 
 
+def _noun_relation(tag: Tag) -> bool:
+    """Whether a relation phrase opens a noun phrase ("the subtypes of X", "symptoms of X")."""
+    return tag.kind == "relation" and bool(tag.relation) and tag.text.lower().endswith(" of")
+
+
 def _holds(name: str, words: str) -> bool:
     """Whether ``name`` holds every word of ``words`` (case and dashes aside)."""
     have = set(re.split(r"[\s,-]+", name.lower()))
@@ -613,10 +621,24 @@ class _Parser:
         """ "subtypes of X", "parent terms of X": the type word is the relation."""
         head = phrase.head
         assert head is not None
-        if self.kind() == "relation" and not self.peek().relation:  # type: ignore[union-attr]
-            self.at += 1  # the bare joint "of"
         relation = Tag("relation", head.text, head.start, head.end,
                        relation=head.relation, hint=head.hint, repeat=head.repeat)  # fmt: skip
+        following = self.peek(1)
+        if (
+            self.kind() == "aux"
+            and following is not None
+            and (following.kind in NOUNS or _noun_relation(following))
+        ):
+            # "what parent terms do the phenotypes of HD have": the noun of the subject
+            self.at += 1
+            argument = self.argument()
+            having = self.peek()
+            if having is None or having.text.lower() not in _HAVING:
+                raise self.fail("'have' after the subject")
+            self.at += 1
+            return Phrase(clauses=[Clause(relation, argument)])
+        if self.kind() == "relation" and not self.peek().relation:  # type: ignore[union-attr]
+            self.at += 1  # the bare joint "of"
         phrase = Phrase(clauses=[Clause(relation, self.argument())])
         self.clauses(phrase, top, first=False)
         return phrase
@@ -638,7 +660,9 @@ class _Parser:
                 return
             while self.kind() == "aux" and self.kind(1) == "aux":
                 self.at += 1
-            if self.kind() == "aux" and (self.kind(1) == "relation" or self._role(1)):
+            aux = self.peek()
+            copula = aux is not None and aux.kind == "aux" and aux.text.lower() in _COPULA
+            if self.kind() == "aux" and (self.kind(1) == "relation" or (copula and self._role(1))):
                 self.at += 1  # "are associated with", "are receptors for"
             clause = self._clause(marked)
             if clause is None:
@@ -705,7 +729,7 @@ class _Parser:
             raise self.fail("an entity or a type word")
         if tag.kind == "entity":
             return self.entities()
-        if tag.kind == "type":
+        if tag.kind == "type" or _noun_relation(tag):
             return self.noun_phrase(top=False)
         raise self.fail("an entity or a type word")
 

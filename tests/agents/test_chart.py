@@ -106,6 +106,16 @@ def shape(phrase: Phrase) -> object:
             "In which diseases is resting tremor seen",
             ("diseases", [("seen in", True, ["resting tremor"])]),
         ),
+        # a relation noun as the argument, or with its subject before "have"
+        (
+            "Which genes are associated with the subtypes of Parkinson disease",
+            ("genes", [("are associated with", False,
+                        (None, [("subtypes of", False, ["Parkinson disease"])]))]),
+        ),
+        (
+            "What subtypes does Parkinson disease have",
+            (None, [("subtypes", False, ["Parkinson disease"])]),
+        ),
         # anchor first: reordered into a subject clause
         (
             "Parkinson disease 7 is linked to which genes",

@@ -357,6 +357,11 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             "What are the clinical features of SCA3?",
             project("has_phenotype", entity("OMIM:109150")),
         ),
+        # "do" is no copula: the ligands of RET are the subject, not a role of the answers
+        (
+            "What receptors do the ligands of RET bind?",
+            project("interacts_with", project("interacts_with", entity(RET), True)),
+        ),
         # a plural category name opening the question is the answers' type (with a note)
         ("Which dystonias are associated with TOR1A?",
          project("associated_with", entity("NCBIGene:1861"))),
