@@ -1,19 +1,23 @@
 """The phrase structure of a question: tagged spans, then noun phrases with their clauses.
 
-The offline planner's second reading (:meth:`~kgrecall.agents.OfflinePlanner.plan` uses it when
-its patterns cannot read a question). It finds, in this order,
+The offline planner's first reading (:meth:`~kgrecall.agents.OfflinePlanner.plan` falls back to
+its patterns when this one fails). Misspelt question words are put right first
+(``SPELLING_CUTOFF``), then the tokens are tagged in this order:
 
-1. **entities** — every span of up to ``MAX_NAME_WORDS`` words that the KG's entity index
+1. **relation phrases** of two or more words from the registry's question wording
+   (``associated with``, ``present with``, ``subtypes of``), hyphenated relation adjectives
+   ("SNCA-associated") and multi-word type words ("GO processes");
+2. **entities** — every span of up to ``MAX_NAME_WORDS`` words that the KG's entity index
    names by a tier (a name, synonym, symbol, acronym; no fuzzy guess), longest first, so
    "Parkinson disease 18" is one name and "of" inside "Abnormality of the retina" no joint;
-2. **relation phrases** — the registry's question wording (``associated with``, ``present
-   with``, ``subtypes of``) and bare joints (``of``, ``for``, ``with``, ``shared by``: the
+3. one-word relation phrases and bare joints (``of``, ``for``, ``with``, ``shared by``: the
    relation is whatever the KG has between the two types);
-3. **type words** ("genes", "receptors", "subtypes"), joiners ("and", "or", commas, "as well
+4. **type words** ("genes", "receptors", "subtypes"), joiners ("and", "or", commas, "as well
    as"), relative markers ("that"), auxiliaries and question words;
 
-words left over are linked by fuzzy search (then the reading is marked as a guess) or make
-the question unreadable — a word is never dropped silently. The tags are then read as noun
+words left over narrow a neighbouring name ("classic PSP"), else are linked by fuzzy search
+(then the reading is marked as a guess), else make the question unreadable — a word is never
+dropped silently. The tags are then read as noun
 phrases: an answer type followed by clauses, each a relation phrase and its argument (object
 clauses "… associated with X", subject clauses "… does X have", "… that NGF binds"); an
 argument is an entity list ("X, Y and Z", "X or of Y") or a nested noun phrase ("diseases

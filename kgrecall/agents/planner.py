@@ -1,6 +1,11 @@
 """Phase 1: a question → a ``QueryPlan`` (QueryTree, linked anchors and relations).
 
-The offline planner needs no LLM. It reads questions of the forms
+The offline planner needs no LLM. It reads a question's phrase structure first
+(:mod:`kgrecall.agents.chart`: names found by the entity index, relation phrases, noun phrases
+with their clauses), each clause a projection whose relation is the worded one or, for a bare
+joint ("genes for X"), the one the KG's type signatures allow; when that reading fails, the
+patterns below read the question (and guess an unknown relation wording by embedding). The
+patterns read questions of the forms
 
 - 1p  "Which genes are associated with Parkinson disease 4?",
   "What phenotypes does Parkinson disease 4 have?"
