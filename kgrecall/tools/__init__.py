@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from kgrecall._lazy import attach
 
 if TYPE_CHECKING:
-    from kgrecall.tools.fulltext import FulltextIndex, Suggestion, tokenize
+    from kgrecall.tools.fulltext import FulltextIndex, tokenize
     from kgrecall.tools.kg_indexes import WrittenIndexes, missing_indexes, write_indexes
     from kgrecall.tools.langchain import make_retrieval_tools
     from kgrecall.tools.linking import MIN_LINK_SCORE, EntityIndex, LinkedEntity
@@ -40,6 +40,12 @@ if TYPE_CHECKING:
         topology,
     )
     from kgrecall.tools.results import Candidate, Evidence, EvidenceTriple, ToolName
+    from kgrecall.tools.store_search import (
+        EntitySearch,
+        StoreFulltextSearch,
+        StoreVectorSearch,
+        store_searches,
+    )
     from kgrecall.tools.traversal import TraversalResult, execute_sets, traverse, validate_query
     from kgrecall.tools.vector import VectorIndex, embed
 
@@ -50,6 +56,7 @@ __all__ = [
     "Candidate",
     "EntityIndex",
     "EntityQuery",
+    "EntitySearch",
     "Evidence",
     "EvidenceTriple",
     "FulltextIndex",
@@ -63,7 +70,8 @@ __all__ = [
     "QueryNode",
     "QueryTree",
     "RankMetrics",
-    "Suggestion",
+    "StoreFulltextSearch",
+    "StoreVectorSearch",
     "ToolName",
     "TrainingConfig",
     "TraversalResult",
@@ -81,6 +89,7 @@ __all__ = [
     "projections",
     "sample_query",
     "shape",
+    "store_searches",
     "tokenize",
     "topology",
     "traverse",
@@ -93,13 +102,16 @@ __getattr__, __dir__ = attach(
     globals(),
     {
         "FulltextIndex": "kgrecall.tools.fulltext",
-        "Suggestion": "kgrecall.tools.fulltext",
         "tokenize": "kgrecall.tools.fulltext",
         "make_retrieval_tools": "kgrecall.tools.langchain",
         "MIN_LINK_SCORE": "kgrecall.tools.linking",
         "EntityIndex": "kgrecall.tools.linking",
         "LinkedEntity": "kgrecall.tools.linking",
         "NameTables": "kgrecall.tools.name_tables",
+        "EntitySearch": "kgrecall.tools.store_search",
+        "StoreFulltextSearch": "kgrecall.tools.store_search",
+        "StoreVectorSearch": "kgrecall.tools.store_search",
+        "store_searches": "kgrecall.tools.store_search",
         "WrittenIndexes": "kgrecall.tools.kg_indexes",
         "missing_indexes": "kgrecall.tools.kg_indexes",
         "write_indexes": "kgrecall.tools.kg_indexes",

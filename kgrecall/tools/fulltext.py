@@ -9,8 +9,8 @@ accepts our own tokens — which biomedical text needs:
 - Greek letters are spelled out: ``α-synuclein`` → ``alpha-synuclein``, ``alpha``, ``synuclein``;
 - case is folded (gene symbols ``SNCA`` and ``snca`` match).
 
-Misspellings: :meth:`FulltextIndex.suggest` ranks names by character-trigram Jaccard
-similarity through an inverted trigram index (no scan of all names).
+Misspelt names are the entity index's business (:class:`~kgrecall.tools.EntityIndex`: BM25 and
+vector candidates scored by name similarity), not this index's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Collection
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,20 +47,6 @@ def tokenize(text: str) -> list[str]:
         if len(parts) > 1:
             tokens.extend(p for p in parts if p not in STOPWORDS)
     return tokens
-
-
-def trigrams(text: str) -> set[str]:
-    padded = f"  {text.casefold()} "
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
-
-
-@dataclass(frozen=True, slots=True)
-class Suggestion:
-    """A known name close to a (possibly misspelled) query."""
-
-    id: str
-    name: str
-    similarity: float
 
 
 class FulltextIndex:
@@ -102,23 +87,9 @@ class FulltextIndex:
         for position, node in enumerate(nodes):
             for text in {node.id, node.name, *node.synonyms}:
                 self._exact.setdefault(" ".join(tokenize(text)), []).append(position)
-        self._trigram_index: dict[str, list[int]] = {}
-        self._texts: list[tuple[int, str]] = []
-        for position, node in enumerate(nodes):
-            for text in dict.fromkeys((node.name, *node.synonyms)):
-                entry = len(self._texts)
-                self._texts.append((position, text))
-                for gram in trigrams(text):
-                    self._trigram_index.setdefault(gram, []).append(entry)
 
     def _exact_positions(self, text: str, mask: np.ndarray | None) -> list[int]:
         return [p for p in self._exact.get(" ".join(tokenize(text)), []) if mask is None or mask[p]]
-
-    def exact_ids(self, text: str, *, node_types: Collection[str] | None = None) -> list[str]:
-        """Entities whose id, name or a synonym equals ``text`` (up to case and punctuation)."""
-        self.warm()
-        mask = None if node_types is None else np.isin(self._types, list(node_types))
-        return [self._ids[p] for p in self._exact_positions(text, mask)]
 
     def search(
         self, text: str, *, k: int = 10, node_types: Collection[str] | None = None
@@ -168,20 +139,3 @@ class FulltextIndex:
                 )
             )
         return results
-
-    def suggest(self, text: str, *, k: int = 5, min_similarity: float = 0.3) -> list[Suggestion]:
-        """Names close to ``text`` by character trigrams (for misspelled names)."""
-        self.warm()
-        query = trigrams(text)
-        overlap: dict[int, int] = {}
-        for gram in query:
-            for entry in self._trigram_index.get(gram, ()):
-                overlap[entry] = overlap.get(entry, 0) + 1
-        scored: dict[int, tuple[float, str]] = {}
-        for entry, shared in overlap.items():
-            position, name = self._texts[entry]
-            similarity = shared / (len(query) + len(trigrams(name)) - shared)
-            if similarity >= min_similarity and similarity > scored.get(position, (0.0, ""))[0]:
-                scored[position] = (similarity, name)
-        ranked = sorted(scored.items(), key=lambda item: (-item[1][0], self._ids[item[0]]))
-        return [Suggestion(self._ids[p], name, round(s, 4)) for p, (s, name) in ranked[:k]]
