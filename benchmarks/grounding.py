@@ -196,7 +196,7 @@ def linkable_names(store: NetworkXStore) -> dict[str, str]:
         if counts[node.name.casefold()] != 1 or len(node.name) < 3:
             continue
         mentions = extractor.extract(node.name)
-        whole = [(m.entity_id, m.start, m.end) for m in mentions]
+        whole = [(m.id, m.start, m.end) for m in mentions]
         if whole == [(node.id, 0, len(node.name))]:
             names[node.id] = node.name
     return names

@@ -156,7 +156,7 @@ def in_context(items: list[Item], extractor: EntityExtractor) -> dict[int, str |
             for m in extractor.extract(item.sentence)
             if m.in_kg and m.start < end and m.end > start
         ]
-        found[i] = overlapping[0].entity_id if overlapping else None
+        found[i] = overlapping[0].id if overlapping else None
     return found
 
 

@@ -1032,7 +1032,7 @@ class LLMPlanner:
         )
         exact = [m for m in self.extractor.extract(question) if m.in_kg]
         linked = self.offline.linker.fuzzy(question, k=10)
-        candidates = {m.entity_id: store.get_node(m.entity_id) for m in exact}
+        candidates = {m.id: store.get_node(m.id) for m in exact}
         candidates.update({c.id: store.get_node(c.id) for c in linked})
         listing = "\n".join(f"- {n.id} | {n.name} | {n.type}" for n in candidates.values())
         user = (

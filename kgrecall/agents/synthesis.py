@@ -230,14 +230,14 @@ def llm_synthesis(
         raise LLMError(f"the LLM named answers outside the answer set: {', '.join(outside)}")
     anchors = {a.id for a in plan.anchors}
     for mention in extractor.extract(result.summary):
-        node_type = store.get_node(mention.entity_id).type if mention.in_kg else None
+        node_type = store.get_node(mention.id).type if mention.in_kg else None
         if (
             node_type == plan.answer_type
-            and mention.entity_id not in allowed
-            and mention.entity_id not in anchors
+            and mention.id not in allowed
+            and mention.id not in anchors
         ):
             raise LLMError(
-                f"the LLM summary mentions {mention.text} ({mention.entity_id}), "
+                f"the LLM summary mentions {mention.text} ({mention.id}), "
                 "which is not among the answers"
             )
     return result

@@ -15,7 +15,7 @@ from kgrecall._lazy import attach
 if TYPE_CHECKING:
     from kgrecall.grounding.autolearn import LearningReport, auto_learn
     from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
-    from kgrecall.grounding.entities import SPECIES, EntityExtractor, Mention
+    from kgrecall.grounding.entities import SPECIES, EntityExtractor, EntityMention
     from kgrecall.grounding.llm_claims import (
         ExtractedClaim,
         ExtractedClaims,
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         ICONS,
         AssertedPair,
         ClaimResult,
-        EntityMention,
         GroundingResult,
         KGGroundingValidator,
     )
@@ -58,7 +57,6 @@ __all__ = [
     "KGGroundingValidator",
     "Label",
     "LearningReport",
-    "Mention",
     "PairVerdict",
     "PathVerifier",
     "auto_learn",
@@ -80,7 +78,6 @@ __getattr__, __dir__ = attach(
         "extract_claims": "kgrecall.grounding.claims",
         "SPECIES": "kgrecall.grounding.entities",
         "EntityExtractor": "kgrecall.grounding.entities",
-        "Mention": "kgrecall.grounding.entities",
         "ExtractedClaim": "kgrecall.grounding.llm_claims",
         "ExtractedClaims": "kgrecall.grounding.llm_claims",
         "extract_claims_with_llm": "kgrecall.grounding.llm_claims",
@@ -89,7 +86,7 @@ __getattr__, __dir__ = attach(
         "ICONS": "kgrecall.grounding.validator",
         "AssertedPair": "kgrecall.grounding.validator",
         "ClaimResult": "kgrecall.grounding.validator",
-        "EntityMention": "kgrecall.grounding.validator",
+        "EntityMention": "kgrecall.grounding.entities",
         "GroundingResult": "kgrecall.grounding.validator",
         "KGGroundingValidator": "kgrecall.grounding.validator",
         "OPPOSITES": "kgrecall.grounding.verify",

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kgrecall.grounding.claims import extract_claims
-from kgrecall.grounding.entities import EntityExtractor, Mention
+from kgrecall.grounding.entities import EntityExtractor, EntityMention
 from kgrecall.grounding.verify import AUTO_LEARNED
 from kgrecall.kg import Edge, GraphStore, KGError, KGSchema, Node
 from kgrecall.kg.model import BIOMEDICAL_RELATIONS
@@ -81,13 +81,13 @@ def auto_learn(
         if text.strip()
         for claim in extract_claims(text)
     ]
-    mentions = {m.entity_id: m for group in groups for m in group}
+    mentions = {m.id: m for group in groups for m in group}
     report.entities = sorted(mentions)
     learned = (AUTO_LEARNED,)
     nodes = [
         Node(report.analysis_id, "protocol", task.strip()[:200] or "analysis", sources=learned),
         *(Node(f"tool:{name.strip()}", "tool", name.strip(), sources=learned) for name in tools),
-        *(_new_node(m) for m in mentions.values() if not store.has_node(m.entity_id)),
+        *(_new_node(m) for m in mentions.values() if not store.has_node(m.id)),
     ]
     # The KG may declare only the relations it uses: declare ours before writing anything.
     store.extend_schema(
@@ -99,7 +99,7 @@ def auto_learn(
     triples = {(report.analysis_id, "requires_tool", f"tool:{t.strip()}") for t in tools}
     triples |= {(report.analysis_id, "co_occurs_with", entity) for entity in mentions}
     for group in groups:
-        ids = sorted({m.entity_id for m in group})
+        ids = sorted({m.id for m in group})
         triples |= {(a, "co_occurs_with", b) for a, b in itertools.combinations(ids, 2)}
     edges = []
     for head, relation, tail in sorted(triples):
@@ -114,13 +114,13 @@ def auto_learn(
     return report
 
 
-def _new_node(mention: Mention) -> Node:
+def _new_node(mention: EntityMention) -> Node:
     """A node for an identifier the KG lacks, typed by its prefix."""
     if mention.kind == "kegg":
-        node_type = _kegg_type(mention.entity_id.removeprefix("kegg:"))
+        node_type = _kegg_type(mention.id.removeprefix("kegg:"))
     else:
-        node_type = _TYPE_BY_PREFIX.get(mention.entity_id.split(":", 1)[0], "entity")
-    return Node(mention.entity_id, node_type, mention.text, sources=(AUTO_LEARNED,))
+        node_type = _TYPE_BY_PREFIX.get(mention.id.split(":", 1)[0], "entity")
+    return Node(mention.id, node_type, mention.text, sources=(AUTO_LEARNED,))
 
 
 def _kegg_type(local: str) -> str:

@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
@@ -125,15 +126,17 @@ def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     return read_outside_names()
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """An entity mentioned at ``text[start:end]``; ``entity_id`` is its normalised id, and
-    ``in_kg`` says whether the KG has a node with that id."""
+class EntityMention(BaseModel):
+    """An entity mentioned at ``text[start:end]`` (of the text searched; a claim's entities
+    carry report offsets): ``id`` is its normalised id, ``in_kg`` whether the KG has that node.
+    One model from the extractor to the API."""
+
+    model_config = ConfigDict(frozen=True)
 
     text: str
     start: int
     end: int
-    entity_id: str
+    id: str
     kind: MentionKind
     in_kg: bool
     #: KG entities of other types the same words name ("PARK17": the disease, and VPS35 by
@@ -158,7 +161,7 @@ class EntityExtractor:
                 for xref in node.properties.get("xrefs", ()):
                     self._by_xref.setdefault(str(xref), node.id)
 
-    def extract(self, text: str) -> list[Mention]:
+    def extract(self, text: str) -> list[EntityMention]:
         """Non-overlapping mentions, left to right; identifiers win over names."""
         taken = Spans()
         found = self._identifiers(text, taken)
@@ -170,7 +173,7 @@ class EntityExtractor:
         found.sort(key=lambda mention: mention.start)
         return found
 
-    def _outside(self, text: str, taken: Spans) -> list[Mention]:
+    def _outside(self, text: str, taken: Spans) -> list[EntityMention]:
         """Biomedical terms the KG's names did not match — phenotypes, diseases and genes the
         KG lacks, drugs, chemicals, anatomical structures (:func:`outside_vocabulary`) — on the
         text no other mention holds: a claim about one is unverifiable, not about its other
@@ -178,7 +181,7 @@ class EntityExtractor:
         mention of that node. Longest match first."""
         folded, exact = outside_vocabulary()
         tokens = list(_TOKEN.finditer(text))
-        mentions: list[Mention] = []
+        mentions: list[EntityMention] = []
         position = 0
         while position < len(tokens):
             check_deadline()
@@ -196,9 +199,27 @@ class EntityExtractor:
                     continue
                 node_id = self._kg_node(entity_id)
                 if node_id is None:
-                    mentions.append(Mention(phrase, start, end, entity_id, "vocabulary", False))
+                    mentions.append(
+                        EntityMention(
+                            text=phrase,
+                            start=start,
+                            end=end,
+                            id=entity_id,
+                            kind="vocabulary",
+                            in_kg=False,
+                        )
+                    )
                 else:
-                    mentions.append(Mention(phrase, start, end, node_id, "dictionary", True))
+                    mentions.append(
+                        EntityMention(
+                            text=phrase,
+                            start=start,
+                            end=end,
+                            id=node_id,
+                            kind="dictionary",
+                            in_kg=True,
+                        )
+                    )
                 width = size
                 break
             position += max(width, 1)
@@ -213,10 +234,10 @@ class EntityExtractor:
     def _in_kg(self, entity_id: str) -> bool:
         return self.store is not None and self.store.has_node(entity_id)
 
-    def _identifiers(self, text: str, taken: Spans) -> list[Mention]:
+    def _identifiers(self, text: str, taken: Spans) -> list[EntityMention]:
         """Identifier mentions, pattern by pattern: an earlier pattern's mention wins over an
         overlapping later one. ``taken`` ends up holding their spans."""
-        mentions: list[Mention] = []
+        mentions: list[EntityMention] = []
         for kind, candidates in self._candidates(text):
             # One pattern's matches never overlap each other: check them against the earlier
             # patterns' spans only, then add them all at once (a linear merge).
@@ -228,7 +249,14 @@ class EntityExtractor:
                     continue
                 added.append(span)
                 mentions.append(
-                    Mention(match.group(0), *span, entity_id, kind, self._in_kg(entity_id))
+                    EntityMention(
+                        text=match.group(0),
+                        start=span[0],
+                        end=span[1],
+                        id=entity_id,
+                        kind=kind,
+                        in_kg=self._in_kg(entity_id),
+                    )
                 )
             taken.add_sorted(added)
         return mentions
@@ -262,11 +290,11 @@ class EntityExtractor:
             ),
         )
 
-    def _dictionary(self, text: str, taken: Spans, index: EntityIndex) -> list[Mention]:
+    def _dictionary(self, text: str, taken: Spans, index: EntityIndex) -> list[EntityMention]:
         tokens = [m for m in _TOKEN.finditer(text)]
         defined = self._definitions(text, tokens, index)
         sentences = _Sentences(text)
-        mentions: list[Mention] = []
+        mentions: list[EntityMention] = []
         position = 0
         while position < len(tokens):
             check_deadline()
@@ -277,7 +305,15 @@ class EntityExtractor:
             width, entity_id, alternatives = match
             start, end = tokens[position].start(), tokens[position + width - 1].end()
             mentions.append(
-                Mention(text[start:end], start, end, entity_id, "dictionary", True, alternatives)
+                EntityMention(
+                    text=text[start:end],
+                    start=start,
+                    end=end,
+                    id=entity_id,
+                    kind="dictionary",
+                    in_kg=True,
+                    alternatives=alternatives,
+                )
             )
             position += width
         return mentions

@@ -9,13 +9,12 @@ confidence of the non-trivial claims.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
-from kgrecall.grounding.entities import WEAK_KINDS, EntityExtractor, Mention, MentionKind
+from kgrecall.grounding.entities import WEAK_KINDS, EntityExtractor, EntityMention
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
 from kgrecall.kg.deadline import check_deadline
@@ -31,17 +30,6 @@ ICONS: dict[str, str] = {
     "ungrounded": "❌",
     "trivial": "ℹ️",
 }
-
-
-class EntityMention(BaseModel):
-    """An entity mentioned in a claim, with its span in the report."""
-
-    text: str
-    start: int
-    end: int
-    id: str
-    kind: MentionKind
-    in_kg: bool
 
 
 class AssertedPair(BaseModel):
@@ -199,22 +187,22 @@ class KGGroundingValidator:
         for mention in found:
             at = source.find(mention.text.casefold())
             start, end = (at, at + len(mention.text)) if at >= 0 else (0, claim.end - claim.start)
-            placed.append(replace(mention, start=start, end=end))
+            placed.append(mention.model_copy(update={"start": start, "end": end}))
         return self._result(claim, _mask(claim.text, found), found, placed)
 
     def _result(
         self,
         claim: Claim,
         wording: str,
-        mentions: list[Mention],
-        placed: list[Mention] | None = None,
+        mentions: list[EntityMention],
+        placed: list[EntityMention] | None = None,
     ) -> ClaimResult:
         """A claim's result: ``wording`` is its text with names masked and ``mentions`` are
         spans in it; ``placed`` the same mentions where they sit in the claim's source
         sentence (an LLM's claim is not verbatim), else ``mentions``."""
         verdict = self.verifier.verify_claim(
             wording,
-            [(m.entity_id, m.start, m.end) for m in mentions],
+            [(m.id, m.start, m.end) for m in mentions],
             weak=[i for i, m in enumerate(mentions) if m.kind in WEAK_KINDS],
             alternatives=[m.alternatives for m in mentions],
         )
@@ -225,14 +213,7 @@ class KGGroundingValidator:
             label=verdict.label,
             confidence=verdict.confidence,
             entities=[
-                EntityMention(
-                    text=m.text,
-                    start=claim.start + m.start,
-                    end=claim.start + m.end,
-                    id=m.entity_id,
-                    kind=m.kind,
-                    in_kg=m.in_kg,
-                )
+                m.model_copy(update={"start": claim.start + m.start, "end": claim.start + m.end})
                 for m in (mentions if placed is None else placed)
             ],
             evidence=[
@@ -259,7 +240,7 @@ class KGGroundingValidator:
         )
 
 
-def _mask(text: str, mentions: list[Mention]) -> str:
+def _mask(text: str, mentions: list[EntityMention]) -> str:
     """``text`` with every mention overwritten by ``X`` (same length, so spans still hold)."""
     chars = list(text)
     for mention in mentions:

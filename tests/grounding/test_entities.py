@@ -17,7 +17,7 @@ def found(extractor: EntityExtractor, text: str) -> list[tuple[str, str, str]]:
     mentions = extractor.extract(text)
     for m in mentions:
         assert text[m.start : m.end] == m.text
-    return [(m.text, m.entity_id, m.kind) for m in mentions]
+    return [(m.text, m.id, m.kind) for m in mentions]
 
 
 def test_identifiers_are_found_and_normalised() -> None:
@@ -60,7 +60,7 @@ def test_symbols_that_are_english_words_need_biology_context(
     assert demo.lookup("SET"), "the demo KG has the gene SET"
     assert not [m for m in extractor.extract("We SET the threshold high.") if m.text == "SET"]
     with_context = extractor.extract("Expression of the SET gene rises.")
-    assert [m.entity_id for m in with_context if m.text == "SET"] == ["NCBIGene:6418"]
+    assert [m.id for m in with_context if m.text == "SET"] == ["NCBIGene:6418"]
 
 
 def test_in_kg_flags_ids_the_graph_has(extractor: EntityExtractor) -> None:
@@ -70,7 +70,7 @@ def test_in_kg_flags_ids_the_graph_has(extractor: EntityExtractor) -> None:
 
 
 def ids(extractor: EntityExtractor, text: str) -> dict[str, str]:
-    return {m.text: m.entity_id for m in extractor.extract(text) if m.kind == "dictionary"}
+    return {m.text: m.id for m in extractor.extract(text) if m.kind == "dictionary"}
 
 
 def test_names_as_people_write_them(extractor: EntityExtractor) -> None:
