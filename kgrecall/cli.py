@@ -347,24 +347,41 @@ def push_neo4j(
     replace: Annotated[bool, typer.Option(help="Delete kgrecall's existing nodes first.")] = False,
     home: HomeOption = None,
 ) -> None:
-    """Load a KG into Neo4j (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) with its indexes; it is
-    served from there under its workspace name with KGRECALL_STORE=neo4j."""
+    """Load a KG into Neo4j (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD) with its indexes — the
+    fulltext index, and the vector index with the entity embeddings when the KG has them
+    (`kgrecall kg index NAME`); it is served from there under its workspace name with
+    KGRECALL_STORE=neo4j, searched by those indexes."""
     from dataclasses import replace as replaced
 
     from kgrecall.kg.neo4j_store import Neo4jStore
+    from kgrecall.tools.kg_indexes import INDEX_FOLDER
+    from kgrecall.tools.vector import VectorIndex
 
     workspace = Workspace(home)
     source = workspace.load(kg)
     name = kg if workspace.exists(kg) else source.metadata.name
+    vectors = (
+        VectorIndex.saved(source, workspace.kg_dir(name) / INDEX_FOLDER)
+        if workspace.exists(name)
+        else None
+    )
     target = Neo4jStore.from_settings(
         database=database, schema=source.schema, metadata=replaced(source.metadata, name=name)
     )
     if replace:
         target.clear()
-    target.ensure_indexes()
+    target.ensure_indexes(vector_dimensions=None if vectors is None else vectors.dimensions)
     target.add_nodes(source.nodes())
     target.add_edges(source.edges())
     typer.echo(f"pushed {source.number_of_nodes():,} nodes and {source.number_of_edges():,} edges")
+    if vectors is None:
+        typer.echo(
+            f"no vector index saved for {name!r}: pushed without embeddings, so the Neo4j KG is "
+            f"searched by text only; run `kgrecall kg index {name}` and push again to add them"
+        )
+    else:
+        target.set_embeddings(vectors.embeddings())
+        typer.echo(f"pushed {len(vectors.ids):,} entity embeddings ({vectors.dimensions} dims)")
     _print_stats(target)
 
 

@@ -81,6 +81,7 @@ from kgrecall.tools.linkpred.registry import (
     ultra_member,
 )
 from kgrecall.tools.name_tables import NameTables
+from kgrecall.tools.store_search import EntitySearch, IndexedStore, store_searches
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -314,7 +315,29 @@ class KGResources:
         if self.index.fulltext is not None:
             self.index.fulltext.warm()
         if self.index.vector is not None:
-            embed(["warm-up"])
+            self.index.vector.warm()
+
+
+def _searches(kg: str, store: GraphStore, folder: Path) -> tuple[EntitySearch, EntitySearch | None]:
+    """Where the KG lives, its search lives: a KG held in Neo4j is searched by the database's
+    fulltext and vector indexes, an embedded one by BM25 here and the vectors saved with it."""
+    fulltext: EntitySearch
+    vector: EntitySearch | None
+    if isinstance(store, IndexedStore):
+        fulltext, vector = store_searches(store)
+        build = f"push it with its vectors: `kgrecall kg index {kg}`, then `kgrecall kg push-neo4j`"
+    else:
+        fulltext = FulltextIndex(store)
+        vector = VectorIndex.saved(store, folder)  # built when the KG is written, not here
+        build = f"build it with `kgrecall kg index {kg}`"
+    if vector is None:
+        log.warning(
+            "KG %r (version %s) has no vector index: entity linking goes without vector search; %s",
+            kg,
+            store.version[:12],
+            build,
+        )
+    return fulltext, vector
 
 
 class QueryService:
@@ -457,16 +480,7 @@ class QueryService:
     def _build_resources(self, kg: str) -> KGResources:
         store = self.open_store(kg)
         folder = self.workspace.kg_dir(kg) / INDEX_FOLDER
-        fulltext = FulltextIndex(store)
-        vector = VectorIndex.saved(store, folder)  # built when the KG is written, not here
-        if vector is None:
-            log.warning(
-                "KG %r (version %s) has no vector index: entity linking goes without vector "
-                "search; build it with `kgrecall kg index %s`",
-                kg,
-                store.version[:12],
-                kg,
-            )
+        fulltext, vector = _searches(kg, store, folder)
         # one entity index per KG version, shared by the planner and the grounding NER
         tables = NameTables.for_store(store, folder)
         index = EntityIndex(store, fulltext, vector, tables=tables)

@@ -38,7 +38,7 @@ from functools import cached_property
 from typing import Literal
 
 from kgrecall.grounding.reading import NEGATION, Assertion, read_assertions
-from kgrecall.kg import Edge, GraphStore, RelationSignature, relation_signatures
+from kgrecall.kg import Edge, GraphStore, PathServer, RelationSignature, relation_signatures
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.relations import CLAIM_WORDINGS, RELATIONS
 
@@ -132,15 +132,32 @@ class PathVerifier:
     def verify_pair(self, source: str, target: str) -> PairVerdict:
         """Shortest hub-free path (else shortest path through hubs), labelled."""
         sources, targets = self.identities(source), self.identities(target)
-        path = self._search(sources, targets, avoid_hubs=True)
+        path = self._path(sources, targets, avoid_hubs=True)
         through_hubs = False
         if path is None:
-            path = self._search(sources, targets, avoid_hubs=False)
+            path = self._path(sources, targets, avoid_hubs=False)
             through_hubs = path is not None
         if path is None:
             return PairVerdict(source, target, "ungrounded", (), False)
         label: Label = "grounded" if len(path) <= 2 and not through_hubs else "inferred"
         return PairVerdict(source, target, label, path, through_hubs)
+
+    def _path(
+        self, sources: list[str], targets: list[str], *, avoid_hubs: bool
+    ) -> tuple[Edge, ...] | None:
+        """A shortest path as :meth:`_search` finds it: asked of the store where it searches
+        server-side (a KG in Neo4j), else searched here over the cached neighbourhoods."""
+        if set(sources) & set(targets):
+            return ()
+        if isinstance(self.store, PathServer):
+            return self.store.hub_free_path(
+                sources,
+                targets,
+                max_depth=self.max_depth,
+                hub_degree=self.hub_degree if avoid_hubs else None,
+                excluded_source=AUTO_LEARNED,
+            )
+        return self._search(sources, targets, avoid_hubs=avoid_hubs)
 
     def _search(
         self, sources: list[str], targets: list[str], *, avoid_hubs: bool
@@ -148,8 +165,6 @@ class PathVerifier:
         """Bidirectional breadth-first search (undirected) for a shortest path of at most
         ``max_depth`` hops from any source to any target; with ``avoid_hubs`` no hub may be an
         intermediate node."""
-        if set(sources) & set(targets):
-            return ()
         sides = (_Side(sources), _Side(targets))
         while sides[0].frontier and sides[1].frontier:
             if sides[0].depth + sides[1].depth >= self.max_depth:

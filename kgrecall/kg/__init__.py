@@ -21,7 +21,15 @@ if TYPE_CHECKING:
     from kgrecall.kg.persistence import atomic_write_bytes, load_graph, save_graph
     from kgrecall.kg.records import content_hash
     from kgrecall.kg.signatures import RelationSignature, relation_signatures
-    from kgrecall.kg.store import BFSResult, Direction, GraphMetadata, GraphStore, KGStats, Path
+    from kgrecall.kg.store import (
+        BFSResult,
+        Direction,
+        GraphMetadata,
+        GraphStore,
+        KGStats,
+        Path,
+        PathServer,
+    )
     from kgrecall.kg.subgraph import Subgraph, describe_edge, extract_subgraph
     from kgrecall.kg.workspace import Workspace, default_home
 
@@ -44,6 +52,7 @@ __all__ = [
     "NetworkXStore",
     "Node",
     "Path",
+    "PathServer",
     "RelationSignature",
     "Subgraph",
     "Triple",
@@ -95,6 +104,7 @@ __getattr__, __dir__ = attach(
         "GraphStore": "kgrecall.kg.store",
         "KGStats": "kgrecall.kg.store",
         "Path": "kgrecall.kg.store",
+        "PathServer": "kgrecall.kg.store",
         "Subgraph": "kgrecall.kg.subgraph",
         "describe_edge": "kgrecall.kg.subgraph",
         "extract_subgraph": "kgrecall.kg.subgraph",

@@ -185,19 +185,50 @@ def shortest_paths(max_depth: int, *, directed: bool) -> str:
     )
 
 
+def hub_free_path(max_depth: int) -> str:
+    """One shortest undirected path of at most ``max_depth`` hops from any of ``$sources`` to
+    any of ``$targets`` (ids) that uses no edge with source ``$excluded`` and, unless
+    ``$hub_degree`` is null, passes through no node with that many such edges (a hub may end a
+    path, never carry one): what the grounding verifier asks of every pair."""
+    if not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth < 1:
+        raise KGError(f"max_depth must be a positive integer, got {max_depth!r}")
+    return (
+        "MATCH (a:Entity) WHERE a.id IN $sources "
+        "MATCH (b:Entity) WHERE b.id IN $targets AND b <> a "
+        f"MATCH p = shortestPath((a)-[*..{max_depth}]-(b)) "
+        "WHERE none(e IN relationships(p) WHERE $excluded IN coalesce(e.sources, [])) "
+        "AND ($hub_degree IS NULL OR all(n IN nodes(p)[1..-1] WHERE "
+        "COUNT { (n)-[x]-() WHERE NOT $excluded IN coalesce(x.sources, []) } < $hub_degree)) "
+        "RETURN [e IN relationships(p) | "
+        "{h: startNode(e).id, r: type(e), t: endNode(e).id, edge: e}] AS hops "
+        "ORDER BY size(hops) LIMIT 1"
+    )
+
+
+#: Search statements fetch ``$fetch`` hits from the index, keep those of ``$types`` (all when
+#: null) and return the best ``$k`` with their nodes: a type filter after the index, so the
+#: caller over-fetches when it filters.
 FULLTEXT_SEARCH = (
-    "CALL db.index.fulltext.queryNodes('entity_search_text', $query, {limit: $k}) "
-    "YIELD node, score RETURN node.id AS id, score"
+    "CALL db.index.fulltext.queryNodes('entity_search_text', $query, {limit: $fetch}) "
+    "YIELD node, score WHERE $types IS NULL OR node.type IN $types "
+    "RETURN node, score LIMIT $k"
 )
 VECTOR_SEARCH_PROCEDURE = (
-    "CALL db.index.vector.queryNodes('entity_embedding', $k, $vector) "
-    "YIELD node, score RETURN node.id AS id, score"
+    "CALL db.index.vector.queryNodes('entity_embedding', $fetch, $vector) "
+    "YIELD node, score WHERE $types IS NULL OR node.type IN $types "
+    "RETURN node, score LIMIT $k"
 )
-#: The SEARCH clause (Neo4j ≥ 2026.01, Cypher 25); the procedure above is the fallback.
+#: The SEARCH clause (Neo4j ≥ 2026.01, Cypher 25); the procedure above is the fallback. Its
+#: in-index WHERE takes only properties the index was created WITH, so the type filter follows.
 VECTOR_SEARCH_CLAUSE = (
     "CYPHER 25 MATCH (n:Entity) "
-    "SEARCH n IN (VECTOR INDEX entity_embedding FOR $vector LIMIT $k) SCORE AS score "
-    "RETURN n.id AS id, score"
+    "SEARCH n IN (VECTOR INDEX entity_embedding FOR $vector LIMIT $fetch) SCORE AS score "
+    "WITH n, score WHERE $types IS NULL OR n.type IN $types "
+    "RETURN n AS node, score LIMIT $k"
+)
+HAS_VECTOR_INDEX = (
+    "SHOW INDEXES YIELD name, type WHERE name = 'entity_embedding' AND type = 'VECTOR' "
+    "RETURN count(*) AS count"
 )
 SERVER_VERSION = (
     "CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' "

@@ -14,7 +14,7 @@ the same content and the same content hash for the same input.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable, SessionExpired
@@ -46,6 +46,8 @@ from kgrecall.settings import settings
 BATCH = 1_000
 #: The first Neo4j release whose Cypher has the SEARCH clause for vector indexes.
 SEARCH_CLAUSE_SINCE = (2026, 1)
+#: How many hits per wanted one a type-filtered search fetches from an index.
+TYPED_FETCH = 10
 
 
 def _node_row(node: Node) -> dict[str, Any]:
@@ -289,7 +291,7 @@ class Neo4jStore(GraphStore):
         self._version = None
         return added
 
-    def set_embeddings(self, vectors: dict[str, Sequence[float]]) -> None:
+    def set_embeddings(self, vectors: Mapping[str, Sequence[float]]) -> None:
         """Store entity embeddings for the vector index."""
         rows = [{"id": i, "vector": [float(x) for x in v]} for i, v in vectors.items()]
         for batch in _chunks(rows):
@@ -311,7 +313,7 @@ class Neo4jStore(GraphStore):
             hits = self.fulltext_search(text, k=5)
         except Neo4jError:
             return []
-        return [entity_id for entity_id, _ in hits]
+        return [node.id for node, _ in hits]
 
     def get_edge(self, head: str, relation: str, tail: str) -> Edge | None:
         records = self._run(cypher.get_edge(relation, self._schema.relations), h=head, t=tail)
@@ -386,6 +388,28 @@ class Neo4jStore(GraphStore):
             for record in records
         ]
         return sorted(paths, key=lambda p: [e.triple for e in p])[:max_paths]
+
+    def hub_free_path(
+        self,
+        sources: Sequence[str],
+        targets: Sequence[str],
+        *,
+        max_depth: int,
+        hub_degree: int | None,
+        excluded_source: str,
+    ) -> Path | None:
+        """A shortest path found by the server (one round trip; see
+        :func:`~kgrecall.kg.cypher.hub_free_path`), or None within ``max_depth``."""
+        records = self._run(
+            cypher.hub_free_path(max_depth),
+            sources=list(sources),
+            targets=list(targets),
+            hub_degree=hub_degree,
+            excluded=excluded_source,
+        )
+        if not records:
+            return None
+        return tuple(_edge_from(h["h"], h["r"], h["t"], h["edge"]) for h in records[0]["hops"])
 
     def bfs(
         self,
@@ -472,25 +496,43 @@ class Neo4jStore(GraphStore):
         return self._version
 
     # -- search indexes -------------------------------------------------------------------
-    def fulltext_search(self, text: str, *, k: int = 10) -> list[tuple[str, float]]:
-        """(id, Lucene score) from the fulltext index; the text is matched literally."""
+    def fulltext_search(
+        self, text: str, *, k: int = 10, node_types: Collection[str] | None = None
+    ) -> list[tuple[Node, float]]:
+        """(node, Lucene score) from the fulltext index, best first; the text is matched
+        literally; with ``node_types`` only nodes of those types (fetched ``TYPED_FETCH`` × k
+        deep, then filtered)."""
         query = cypher.escape_lucene(text.strip())
         if not query:
             return []
-        return [
-            (r["id"], float(r["score"]))
-            for r in self._run(cypher.FULLTEXT_SEARCH, query=query, k=k)
-        ]
+        return self._search(cypher.FULLTEXT_SEARCH, k, node_types, query=query)
+
+    def _search(
+        self, statement: str, k: int, node_types: Collection[str] | None, **parameters: Any
+    ) -> list[tuple[Node, float]]:
+        if k < 1:
+            raise KGError(f"k must be at least 1, got {k}")
+        types = None if node_types is None else sorted(node_types)
+        fetch = k if types is None else TYPED_FETCH * k
+        records = self._run(statement, **parameters, fetch=fetch, types=types, k=k)
+        return [(_node_from(r["node"]), float(r["score"])) for r in records]
+
+    def has_vector_index(self) -> bool:
+        """Whether the database has kgrecall's vector index (``kg push-neo4j`` creates it
+        when the KG has embeddings)."""
+        return bool(self._run(cypher.HAS_VECTOR_INDEX)[0]["count"])
 
     def server_version(self) -> tuple[int, int]:
         """(major, minor) of the Neo4j kernel, e.g. (2026, 1) or (5, 26)."""
         parts = str(self._run(cypher.SERVER_VERSION)[0]["version"]).split(".")
         return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
 
-    def vector_search(self, vector: Sequence[float], *, k: int = 10) -> list[tuple[str, float]]:
-        """(id, cosine score) from the vector index: the SEARCH clause on servers that have
-        it, ``db.index.vector.queryNodes`` otherwise."""
+    def vector_search(
+        self, vector: Sequence[float], *, k: int = 10, node_types: Collection[str] | None = None
+    ) -> list[tuple[Node, float]]:
+        """(node, cosine score) from the vector index, best first: the SEARCH clause on
+        servers that have it, ``db.index.vector.queryNodes`` otherwise; ``node_types`` as in
+        :meth:`fulltext_search`."""
         use_clause = self.server_version() >= SEARCH_CLAUSE_SINCE
         query = cypher.VECTOR_SEARCH_CLAUSE if use_clause else cypher.VECTOR_SEARCH_PROCEDURE
-        values = [float(x) for x in vector]
-        return [(r["id"], float(r["score"])) for r in self._run(query, vector=values, k=k)]
+        return self._search(query, k, node_types, vector=[float(x) for x in vector])

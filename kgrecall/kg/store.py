@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from kgrecall.kg.model import Edge, KGSchema, Node, Triple
 
@@ -69,6 +69,26 @@ class GraphMetadata:
     sources: list[dict[str, str]] = field(default_factory=list)
     created: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class PathServer(Protocol):
+    """A store that finds the grounding verifier's paths itself, server-side (Neo4j): one
+    round trip per pair instead of one per visited node."""
+
+    def hub_free_path(
+        self,
+        sources: Sequence[str],
+        targets: Sequence[str],
+        *,
+        max_depth: int,
+        hub_degree: int | None,
+        excluded_source: str,
+    ) -> Path | None:
+        """A shortest undirected path of at most ``max_depth`` hops from any source to any
+        target without edges from ``excluded_source`` and, unless ``hub_degree`` is None,
+        without intermediate nodes of that degree or more; None when there is none."""
+        ...
 
 
 class GraphStore(ABC):

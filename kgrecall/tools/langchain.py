@@ -14,11 +14,10 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from kgrecall.kg import GraphStore
-from kgrecall.tools.fulltext import FulltextIndex
 from kgrecall.tools.query import QueryTree
 from kgrecall.tools.results import Candidate
+from kgrecall.tools.store_search import EntitySearch
 from kgrecall.tools.traversal import traverse
-from kgrecall.tools.vector import VectorIndex
 
 
 class TraverseArgs(BaseModel):
@@ -56,7 +55,7 @@ def summarise(candidates: Sequence[Candidate], total: int, note: str = "") -> st
 
 
 def make_retrieval_tools(
-    store: GraphStore, fulltext: FulltextIndex | None = None, vector: VectorIndex | None = None
+    store: GraphStore, fulltext: EntitySearch | None = None, vector: EntitySearch | None = None
 ) -> list[BaseTool]:
     """``kg_traverse`` always; ``kg_fulltext_search`` / ``kg_vector_search`` when indexed."""
 
@@ -106,7 +105,7 @@ def make_retrieval_tools(
     return tools
 
 
-def _search_tool(name: str, description: str, index: FulltextIndex | VectorIndex) -> BaseTool:
+def _search_tool(name: str, description: str, index: EntitySearch) -> BaseTool:
     def search(
         text: str, max_results: int = 10, node_types: list[str] | None = None
     ) -> tuple[str, list[Candidate]]:

@@ -39,7 +39,6 @@ from typing import Literal
 import numpy as np
 
 from kgrecall.kg import GraphStore, KGError, normalize_curie
-from kgrecall.tools.fulltext import FulltextIndex
 from kgrecall.tools.name_tables import NameTables, is_symbol
 from kgrecall.tools.names import (
     FILLERS,
@@ -50,7 +49,7 @@ from kgrecall.tools.names import (
     strip_qualifier,
     word_key,
 )
-from kgrecall.tools.vector import VectorIndex
+from kgrecall.tools.store_search import EntitySearch
 
 __all__ = [
     "ACRONYM_DOMINANCE",
@@ -115,8 +114,8 @@ class EntityIndex:
     def __init__(
         self,
         store: GraphStore,
-        fulltext: FulltextIndex | None = None,
-        vector: VectorIndex | None = None,
+        fulltext: EntitySearch | None = None,
+        vector: EntitySearch | None = None,
         *,
         min_score: float = MIN_LINK_SCORE,
         tables: NameTables | None = None,

@@ -219,17 +219,40 @@ class VectorIndex:
         except (OSError, ValueError, KeyError) as error:
             raise KGError(f"{path}: not a readable vector index ({error})") from None
 
+    @property
+    def dimensions(self) -> int:
+        """Length of each embedding."""
+        return int(self._vectors.shape[1])
+
+    def embeddings(self) -> dict[str, list[float]]:
+        """Entity id → its embedding (what ``kgrecall kg push-neo4j`` stores in Neo4j)."""
+        return {i: row.tolist() for i, row in zip(self.ids, self._vectors, strict=True)}
+
+    def warm(self) -> None:
+        """Load the embedding model now rather than on the first search."""
+        embed(["warm-up"])
+
     def search(
         self, text: str, *, k: int = 10, node_types: Collection[str] | None = None
     ) -> list[Candidate]:
-        """Top ``k`` entities by cosine similarity (clipped to [0, 1] as the score)."""
+        """Top ``k`` entities by cosine similarity to ``text``'s embedding (clipped to [0, 1]
+        as the score)."""
         if k < 1:
             raise KGError(f"k must be at least 1, got {k}")
-        query = embed([text])[0]
+        return [
+            self._candidate(i, s)
+            for i, s in self.nearest(embed([text])[0], k=k, node_types=node_types)
+        ]
+
+    def nearest(
+        self, query: np.ndarray, *, k: int = 10, node_types: Collection[str] | None = None
+    ) -> list[tuple[int, float]]:
+        """(row, cosine) of the ``k`` entities nearest a unit-length ``query`` vector, best
+        first (``ids[row]`` is the entity)."""
         if self.uses_ann:
             found = self._approximate(query, k, node_types)
             if found is not None:
-                return [self._candidate(i, s) for i, s in found]
+                return found
         similarities = self._vectors @ query
         if node_types is not None:
             similarities = np.where(np.isin(self._types, list(node_types)), similarities, -np.inf)
@@ -238,7 +261,7 @@ class VectorIndex:
             return []
         top = np.argpartition(-similarities, count - 1)[:count]
         top = top[np.argsort(-similarities[top], kind="stable")]
-        return [self._candidate(int(i), float(similarities[i])) for i in top]
+        return [(int(i), float(similarities[i])) for i in top]
 
     def _approximate(
         self, query: np.ndarray, k: int, node_types: Collection[str] | None

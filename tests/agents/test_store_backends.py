@@ -8,10 +8,13 @@ against a real server whenever ``NEO4J_URI`` is set.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
+import networkx as nx
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -25,6 +28,7 @@ from kgrecall.kg import (
     KGSchema,
     NetworkXStore,
     Node,
+    Workspace,
 )
 from kgrecall.kg import (
     Path as KGPath,
@@ -32,6 +36,9 @@ from kgrecall.kg import (
 from kgrecall.kg.loaders import GraphBatch
 from kgrecall.kg.neo4j_store import Neo4jStore
 from kgrecall.service import create_app
+from kgrecall.tools import StoreFulltextSearch, StoreVectorSearch, VectorIndex
+from kgrecall.tools.fulltext import FulltextIndex
+from kgrecall.tools.kg_indexes import INDEX_FOLDER
 from tests.conftest import DEMO_NAME, PD4_GENES
 
 #: The real opener (the module's fixture replaces it with a stand-in for its tests).
@@ -226,3 +233,97 @@ def test_the_http_api_serves_the_neo4j_kg_by_its_name(
         assert reply.status_code == 200 and reply.json()["total"] >= 1
         other = client.post("/v1/query/structured", json={"query": PD4_GENES, "database": "x"})
         assert other.status_code == 404
+
+
+class IndexedInterfaceStore(InterfaceOnlyStore):
+    """The stand-in with a Neo4j store's own search and path methods, answered from
+    in-memory data the way the database would (raw text scores; cosine from the KG's saved
+    embeddings; shortest hub-free paths by networkx, not by the verifier's search)."""
+
+    def __init__(self, inner: GraphStore, vectors: VectorIndex) -> None:
+        super().__init__(inner)
+        self._text = FulltextIndex(inner)
+        self._vectors = vectors
+        self._graph = nx.MultiGraph()
+        for edge in inner.edges():
+            if "auto_learned" not in edge.sources:
+                self._graph.add_edge(edge.head, edge.tail, edge=edge)
+
+    def fulltext_search(
+        self, text: str, *, k: int = 10, node_types: Collection[str] | None = None
+    ) -> list[tuple[Node, float]]:
+        self.calls["fulltext_search"] += 1
+        found = self._text.search(text, k=k, node_types=node_types)
+        return [(self._inner.get_node(c.id), 10.0 * c.score) for c in found]
+
+    def vector_search(
+        self, vector: Sequence[float], *, k: int = 10, node_types: Collection[str] | None = None
+    ) -> list[tuple[Node, float]]:
+        self.calls["vector_search"] += 1
+        rows = self._vectors.nearest(
+            np.asarray(vector, dtype=np.float32), k=k, node_types=node_types
+        )
+        return [(self._inner.get_node(self._vectors.ids[row]), score) for row, score in rows]
+
+    def has_vector_index(self) -> bool:
+        return True
+
+    def hub_free_path(
+        self,
+        sources: Sequence[str],
+        targets: Sequence[str],
+        *,
+        max_depth: int,
+        hub_degree: int | None,
+        excluded_source: str,
+    ) -> KGPath | None:
+        self.calls["hub_free_path"] += 1
+        ends = {*sources, *targets}
+        graph = self._graph
+        if hub_degree is not None:
+            graph = nx.subgraph_view(
+                graph, filter_node=lambda n: n in ends or self._graph.degree(n) < hub_degree
+            )
+        best: list[str] | None = None
+        for source in sources:
+            for target in targets:
+                if source in graph and target in graph and nx.has_path(graph, source, target):
+                    path = nx.shortest_path(graph, source, target)
+                    best = path if best is None or len(path) < len(best) else best
+        if best is None or len(best) - 1 > max_depth:
+            return None
+        return tuple(
+            next(iter(self._graph.get_edge_data(a, b).values()))["edge"]
+            for a, b in itertools.pairwise(best)
+        )
+
+
+def test_a_neo4j_kg_is_searched_and_grounded_by_its_own_indexes(
+    service: QueryService, demo_home: Path
+) -> None:
+    folder = Workspace(demo_home).kg_dir(DEMO_NAME) / INDEX_FOLDER
+    inner = service.resources(DEMO_NAME).store
+    vectors = VectorIndex.saved(inner, folder)
+    assert vectors is not None
+    stand_in = IndexedInterfaceStore(inner, vectors)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Neo4jStore, "from_settings", classmethod(lambda cls, **_: stand_in))
+        served = QueryService(
+            demo_home, store="neo4j", use_env_llm=False, progress=False, model="rules"
+        )
+        resources = served.resources(DEMO_NAME)
+        assert isinstance(resources.index.fulltext, StoreFulltextSearch)
+        assert isinstance(resources.index.vector, StoreVectorSearch)
+        # no name matches this wording: the database's indexes propose the candidates
+        mention = "leucine rich repeat kinase 2 protein"
+        linked = resources.index.link(mention, k=2)
+        assert linked and linked[0].match == "fuzzy"
+        assert [e.id for e in linked] == [
+            e.id for e in service.resources(DEMO_NAME).index.link(mention, k=2)
+        ]
+        assert stand_in.calls["fulltext_search"] and stand_in.calls["vector_search"]
+        grounded = served.ground(REPORT, kg=DEMO_NAME)
+        assert [c.label for c in grounded.claims] == [
+            c.label for c in service.ground(REPORT, kg=DEMO_NAME).claims
+        ]
+        assert stand_in.calls["hub_free_path"] > 0  # the paths were asked of the server

@@ -60,16 +60,21 @@ def test_golden_static_statements() -> None:
         "RETURN startNode(e).id AS h, type(e) AS r, endNode(e).id AS t, e AS edge"
     )
     assert cypher.FULLTEXT_SEARCH == (
-        "CALL db.index.fulltext.queryNodes('entity_search_text', $query, {limit: $k}) "
-        "YIELD node, score RETURN node.id AS id, score"
+        "CALL db.index.fulltext.queryNodes('entity_search_text', $query, {limit: $fetch}) "
+        "YIELD node, score WHERE $types IS NULL OR node.type IN $types RETURN node, score LIMIT $k"
     )
     assert cypher.VECTOR_SEARCH_PROCEDURE == (
-        "CALL db.index.vector.queryNodes('entity_embedding', $k, $vector) "
-        "YIELD node, score RETURN node.id AS id, score"
+        "CALL db.index.vector.queryNodes('entity_embedding', $fetch, $vector) "
+        "YIELD node, score WHERE $types IS NULL OR node.type IN $types RETURN node, score LIMIT $k"
     )
     assert cypher.VECTOR_SEARCH_CLAUSE == (
-        "CYPHER 25 MATCH (n:Entity) SEARCH n IN (VECTOR INDEX entity_embedding FOR $vector LIMIT $k) "
-        "SCORE AS score RETURN n.id AS id, score"
+        "CYPHER 25 MATCH (n:Entity) SEARCH n IN (VECTOR INDEX entity_embedding FOR $vector "
+        "LIMIT $fetch) SCORE AS score WITH n, score WHERE $types IS NULL OR n.type IN $types "
+        "RETURN n AS node, score LIMIT $k"
+    )
+    assert cypher.HAS_VECTOR_INDEX == (
+        "SHOW INDEXES YIELD name, type WHERE name = 'entity_embedding' AND type = 'VECTOR' "
+        "RETURN count(*) AS count"
     )
     assert cypher.SERVER_VERSION == (
         "CALL dbms.components() YIELD name, versions WHERE name = 'Neo4j Kernel' "
@@ -78,6 +83,16 @@ def test_golden_static_statements() -> None:
 
 
 def test_golden_spliced_statements() -> None:
+    assert cypher.hub_free_path(4) == (
+        "MATCH (a:Entity) WHERE a.id IN $sources "
+        "MATCH (b:Entity) WHERE b.id IN $targets AND b <> a "
+        "MATCH p = shortestPath((a)-[*..4]-(b)) "
+        "WHERE none(e IN relationships(p) WHERE $excluded IN coalesce(e.sources, [])) "
+        "AND ($hub_degree IS NULL OR all(n IN nodes(p)[1..-1] WHERE "
+        "COUNT { (n)-[x]-() WHERE NOT $excluded IN coalesce(x.sources, []) } < $hub_degree)) "
+        "RETURN [e IN relationships(p) | {h: startNode(e).id, r: type(e), t: endNode(e).id, "
+        "edge: e}] AS hops ORDER BY size(hops) LIMIT 1"
+    )
     assert cypher.create_vector_index(384) == (
         "CREATE VECTOR INDEX entity_embedding IF NOT EXISTS FOR (n:Entity) ON n.embedding "
         "OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}"
@@ -148,6 +163,8 @@ def test_labels_and_integers_are_checked() -> None:
         cypher.create_vector_index("384) DROP")  # type: ignore[arg-type]
     with pytest.raises(KGError, match="positive integer"):
         cypher.shortest_paths(0, directed=False)
+    with pytest.raises(KGError, match="positive integer"):
+        cypher.hub_free_path("4]-(b) DETACH DELETE b //")  # type: ignore[arg-type]
 
 
 def test_lucene_escaping() -> None:

@@ -198,6 +198,9 @@ def test_nodes_merge_and_get_type_labels() -> None:
     assert cypher.add_type_label("gene", KGSchema.biomedical().node_types) in statements(driver)
 
 
+GENE = {"id": "G1", "type": "gene", "name": "SNCA", "synonyms": ["PARK1"]}
+
+
 @pytest.mark.parametrize(
     ("server", "expected"),
     [("2026.01.0", cypher.VECTOR_SEARCH_CLAUSE), ("5.26.3", cypher.VECTOR_SEARCH_PROCEDURE)],
@@ -208,20 +211,69 @@ def test_vector_search_uses_the_search_clause_when_the_server_has_it(
     driver = fake_driver(
         {
             cypher.SERVER_VERSION: lambda _: [{"version": server}],
-            expected: lambda p: [{"id": "G1", "score": 0.93}],
+            expected: lambda p: [{"node": GENE, "score": 0.93}],
         }
     )
     store = Neo4jStore(driver, schema=KGSchema.biomedical())
-    assert store.vector_search([0.1, 0.2], k=3) == [("G1", 0.93)]
+    [(node, score)] = store.vector_search([0.1, 0.2], k=3)
+    assert (node.id, node.name, node.synonyms, score) == ("G1", "SNCA", ("PARK1",), 0.93)
     call = driver.execute_query.call_args_list[-1]
-    assert call.args[0] == expected and call.kwargs["parameters_"] == {"vector": [0.1, 0.2], "k": 3}
+    assert call.args[0] == expected
+    assert call.kwargs["parameters_"] == {"vector": [0.1, 0.2], "fetch": 3, "types": None, "k": 3}
 
 
-def test_fulltext_search_escapes_lucene_syntax() -> None:
-    driver = fake_driver({cypher.FULLTEXT_SEARCH: lambda p: [{"id": "GO:0006915", "score": 3.2}]})
+def test_fulltext_search_escapes_lucene_syntax_and_filters_types_in_the_database() -> None:
+    driver = fake_driver({cypher.FULLTEXT_SEARCH: lambda p: [{"node": GENE, "score": 3.2}]})
     store = Neo4jStore(driver, schema=KGSchema.biomedical())
-    assert store.fulltext_search("GO:0006915") == [("GO:0006915", 3.2)]
+    assert [(n.id, s) for n, s in store.fulltext_search("GO:0006915")] == [("G1", 3.2)]
     assert driver.execute_query.call_args_list[-1].kwargs["parameters_"] == {
         "query": "GO\\:0006915",
+        "fetch": 10,
+        "types": None,
         "k": 10,
     }
+    store.fulltext_search("synuclein", k=5, node_types={"protein", "gene"})
+    assert driver.execute_query.call_args_list[-1].kwargs["parameters_"] == {
+        "query": "synuclein",
+        "fetch": 50,  # filtered after the index: fetched deeper
+        "types": ["gene", "protein"],
+        "k": 5,
+    }
+    assert store.fulltext_search("  ") == []
+    with pytest.raises(KGError, match="k must be at least 1"):
+        store.fulltext_search("SNCA", k=0)
+
+
+def test_whether_the_vector_index_exists_is_asked_of_the_server() -> None:
+    for count, expected in ((1, True), (0, False)):
+        driver = fake_driver({cypher.HAS_VECTOR_INDEX: lambda _, c=count: [{"count": c}]})
+        assert Neo4jStore(driver, schema=KGSchema.biomedical()).has_vector_index() is expected
+
+
+def test_a_grounding_path_is_one_round_trip() -> None:
+    hop = {"h": "G1", "r": "associated_with", "t": "D1", "edge": {"sources": ["test"]}}
+    statement = cypher.hub_free_path(4)
+    driver = fake_driver({statement: lambda p: [{"hops": [hop]}] if "D1" in p["targets"] else []})
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    [edge] = (
+        store.hub_free_path(
+            ["G1", "P1"], ["D1"], max_depth=4, hub_degree=200, excluded_source="auto_learned"
+        )
+        or ()
+    )
+    assert (edge.head, edge.relation, edge.tail, edge.sources) == (
+        "G1", "associated_with", "D1", ("test",)
+    )  # fmt: skip
+    call = driver.execute_query.call_args_list[-1]
+    assert call.args[0] == statement and call.kwargs["parameters_"] == {
+        "sources": ["G1", "P1"],
+        "targets": ["D1"],
+        "hub_degree": 200,
+        "excluded": "auto_learned",
+    }
+    assert (
+        store.hub_free_path(
+            ["G1"], ["D2"], max_depth=4, hub_degree=None, excluded_source="auto_learned"
+        )
+        is None
+    )
