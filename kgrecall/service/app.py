@@ -385,7 +385,18 @@ def create_app(
     for name in preload:
         core.load(name, warm=True)  # unknown names fail here, before the app serves
     jobs = CalibrationJobs(core)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        """The calibration worker runs while the app serves, not from its creation."""
+        jobs.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(jobs.stop)
+
     app = FastAPI(
+        lifespan=lifespan,
         title="kgrecall",
         version=kgrecall.__version__,
         description="Find all X related to Y in a biomedical knowledge graph, with a "

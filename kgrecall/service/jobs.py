@@ -1,9 +1,11 @@
 """Asynchronous calibration jobs: one worker thread, status and progress by job id.
 
 Calibration is CPU-bound and long (it trains link predictors), so jobs run one at a time on
-a background thread, in order of submission. A job's records reach the CalibrationStore in
-one transaction at its end: a job that fails, or a process killed mid-job, leaves the
-previous calibration in use.
+a background thread, in order of submission. The thread starts with the app (its lifespan:
+:meth:`CalibrationJobs.start`) or with the first job, never when the app is made, and stops
+when the app shuts down (:meth:`CalibrationJobs.stop`). A job's records reach the
+CalibrationStore in one transaction at its end: a job that fails, or a process killed
+mid-job, leaves the previous calibration in use.
 """
 
 from __future__ import annotations
@@ -53,12 +55,38 @@ class CalibrationJobs:
     def __init__(self, service: QueryService) -> None:
         self.service = service
         self._jobs: dict[str, Job] = {}
-        self._queue: queue.Queue[Job] = queue.Queue()
+        #: jobs in order; None tells the worker to stop
+        self._queue: queue.Queue[Job | None] = queue.Queue()
         self._lock = threading.Lock()
-        self._worker = threading.Thread(target=self._run_forever, daemon=True, name="calibration")
-        self._worker.start()
+        self._worker: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the worker thread (once; a stopped one is started anew)."""
+        with self._lock:
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(
+                    target=self._run_forever, daemon=True, name="calibration"
+                )
+                self._worker.start()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Let the worker finish the job it runs, then end it (queued jobs stay queued for a
+        later :meth:`start`); waits at most ``timeout_s`` — the thread is a daemon, so a long
+        job never holds the process open."""
+        with self._lock:
+            worker, self._worker = self._worker, None
+        if worker is not None and worker.is_alive():
+            self._queue.put(None)
+            worker.join(timeout_s)
+
+    @property
+    def running(self) -> bool:
+        """Whether the worker thread is alive."""
+        with self._lock:
+            return self._worker is not None and self._worker.is_alive()
 
     def submit(self, request: CalibrationRequest) -> Job:
+        self.start()
         job = Job(id=uuid.uuid4().hex, request=request)
         with self._lock:
             self._jobs[job.id] = job
@@ -81,8 +109,8 @@ class CalibrationJobs:
         return job
 
     def _run_forever(self) -> None:
-        while True:
-            self._run(self._queue.get())
+        while (job := self._queue.get()) is not None:
+            self._run(job)
 
     def _run(self, job: Job) -> None:
         job.status, job.started = "running", time.time()

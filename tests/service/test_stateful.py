@@ -4,11 +4,13 @@ it; every step must get a deliberate answer, never a 5xx."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import pytest
 import schemathesis
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
 from kgrecall.agents import QueryService
@@ -73,3 +75,21 @@ def test_the_job_link_is_published(small_service: QueryService) -> None:
     assert links["GetCalibrationJob"]["operationId"] == "calibration_status"
     status = spec["paths"]["/v1/platform/calibration/{job_id}"]["get"]
     assert status["operationId"] == "calibration_status"
+
+
+def test_the_calibration_worker_lives_with_the_app_not_its_creation(
+    small_service: QueryService,
+) -> None:
+    def workers() -> int:
+        return sum(t.name == "calibration" and t.is_alive() for t in threading.enumerate())
+
+    before = workers()
+    app = create_app(small_service, admin_key=ADMIN["X-API-Key"])
+    jobs = app.state.jobs
+    assert not jobs.running and workers() == before  # making the app starts nothing
+    with TestClient(app):
+        assert jobs.running and workers() == before + 1
+    assert not jobs.running and workers() == before  # shutdown ended the worker
+    with TestClient(app):  # served again: a fresh worker
+        assert jobs.running
+    assert not jobs.running
