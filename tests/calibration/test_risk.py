@@ -138,3 +138,18 @@ def test_vector_pvalues_equal_the_scalar_ones(n: int, alpha: float) -> None:
     risks = np.concatenate([rng.uniform(0.0, 0.5, 200), [0.0, alpha, alpha - 1e-9, 1.0]])
     scalar = [hoeffding_bentkus_pvalue(float(risk), alpha, n) for risk in risks]
     assert np.allclose(hoeffding_bentkus_pvalues(risks, alpha, n), scalar, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("delta", [0.05, 0.1, 0.2])
+def test_the_bound_is_the_smallest_alpha_the_test_rejects_at(delta: float) -> None:
+    """Inverting the Hoeffding–Bentkus test: the p-value at the bound is ≤ δ, and just below
+    it (by more than the root finder's tolerance) it is not."""
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n = int(rng.integers(5, 2000))
+        losses = (rng.random(n) < rng.random()) * rng.random(n)
+        bound = risk_upper_bound(losses, delta)
+        if bound == 1.0:
+            continue
+        assert hoeffding_bentkus_pvalue(float(losses.mean()), bound, n) <= delta
+        assert hoeffding_bentkus_pvalue(float(losses.mean()), bound - 1e-8, n) > delta
