@@ -108,6 +108,11 @@ class LinkedEntity:
     matched: str = ""
 
 
+#: Tiers a numbered family member must match in ("Parkinson disease" + "7"): its name or a
+#: normalised form, never the space-free or reordered ones.
+_NUMBERED_TIERS = frozenset({"id", "name", "normalized"})
+
+
 class EntityIndex:
     """Exact, normalised, word-order, acronym and fuzzy lookup over one KG version's names."""
 
@@ -189,10 +194,15 @@ class EntityIndex:
             return []
         number = match.group("number")
         found: dict[str, LinkedEntity] = {}
-        for family in self._acronym(match.group("letters"), None):
+        # every family the letters abbreviate, not only the best connected one: the number
+        # picks the family ("PD" alone is parkinsonism; "PD7" is Parkinson disease 7)
+        letters = match.group("letters")
+        for family in self._entities(self._tiers["acronym"].get(letters, []), "acronym", None):
             for name in self._names[self._position[family.id]]:
                 for form in (f"{name} {number}", f"{name} type {number}"):
                     for entity in self._tiered(form, node_types):
+                        if entity.match not in _NUMBERED_TIERS:
+                            continue  # "dystonia 2" + "7" without spaces is "dystonia 27"
                         found.setdefault(
                             entity.id,
                             replace(entity, score=_TIER_SCORE["acronym"], exact=False,

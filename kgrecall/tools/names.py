@@ -43,6 +43,7 @@ __all__ = [
     "compact",
     "fold",
     "name_keys",
+    "numbered_head",
     "singular",
     "stem",
     "strip_qualifier",
@@ -77,6 +78,8 @@ _QUALIFIER = re.compile(
     r"deficient|deficiency|mutant|mutated|dependent)$",
     re.IGNORECASE,
 )
+#: A name ending in a member number ("… 7", "… 19a", "… type 2").
+_NUMBERED_HEAD = re.compile(r"\s\d{1,3}[a-zA-Z]?$")
 _NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "sis", "xis", "ps")
 _ASCII_GREEK = re.compile(r"\b([abgd])-(?=[a-z]{4,})")
 _ASCII_GREEK_NAMES = {"a": "alpha", "b": "beta", "g": "gamma", "d": "delta"}
@@ -158,6 +161,17 @@ def uninvert(text: str) -> str | None:
     return f"{tail.strip()} {head.strip()}"
 
 
+def numbered_head(text: str) -> str | None:
+    """ "Parkinson disease 7, autosomal recessive early-onset" → "Parkinson disease 7": the
+    numbered member of a family before the comma that qualifies it (a number names one
+    member, so the head alone is still that member); ``None`` otherwise."""
+    head, comma, tail = text.partition(",")
+    head = head.strip()
+    if not comma or not tail.strip() or not _NUMBERED_HEAD.search(head):
+        return None
+    return head
+
+
 def word_bag(text: str) -> str:
     """Folded singular words, fillers dropped, sorted: a key that ignores word order."""
     return bag_of_folded(fold(text).split())
@@ -174,13 +188,15 @@ def compact(key: str) -> str:
 
 
 def name_keys(text: str, folded: str | None = None) -> set[str]:
-    """Folded, singular keys of a name and of its un-inverted form (``folded``: the name
-    already folded, to save folding it again)."""
+    """Folded, singular keys of a name, of its un-inverted form and of its numbered head
+    (``folded``: the name already folded, to save folding it again)."""
     keys = set()
     inverted = uninvert(text)
+    head = numbered_head(text)
     for words in (
         (folded if folded is not None else fold(text)).split(),
         fold(inverted).split() if inverted else [],
+        fold(head).split() if head else [],
     ):
         keys.add(" ".join(word_key(w) for w in words))
     keys.discard("")

@@ -151,7 +151,7 @@ def test_an_acronym_with_a_number_names_the_member_of_its_family() -> None:
     store.add_nodes(
         [
             Node("D:PD", "disease", "Parkinson disease"),
-            Node("D:PD7", "disease", "Parkinson disease 7"),
+            Node("D:PD7", "disease", "Parkinson disease 7, autosomal recessive early-onset"),
             Node("D:EA", "disease", "Episodic ataxia"),
             Node("D:EA2", "disease", "Episodic ataxia type 2"),
         ]
@@ -160,3 +160,15 @@ def test_an_acronym_with_a_number_names_the_member_of_its_family() -> None:
     assert [(e.id, e.match) for e in index.lookup("PD7")] == [("D:PD7", "acronym")]
     assert [e.id for e in index.lookup("EA-2")] == ["D:EA2"]
     assert index.lookup("PD9") == [] and index.lookup("pd7") == []
+    assert [(e.id, e.match) for e in index.lookup("Parkinson disease 7")] == [
+        ("D:PD7", "normalized")
+    ]
+    # a list in running text is not the first member's name
+    assert index.lookup("Parkinson disease 7, Parkinson disease") == []
+    # "PD" alone is the better connected "Postural deformity"; the number still finds the
+    # family that has a member 7
+    store.add_nodes([Node("P:PD", "phenotype", "Postural deformity")])
+    store.add_edges([Edge(d, "has_phenotype", "P:PD") for d in ("D:PD", "D:PD7", "D:EA", "D:EA2")])
+    index = EntityIndex(store)
+    assert [e.id for e in index.lookup("PD")] == ["P:PD"]
+    assert [e.id for e in index.lookup("PD7")] == ["D:PD7"]

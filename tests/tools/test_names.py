@@ -16,6 +16,7 @@ from kgrecall.tools.names import (
     compact,
     fold,
     name_keys,
+    numbered_head,
     singular,
     stem,
     strip_qualifier,
@@ -88,6 +89,18 @@ def test_uninvert_comma_names() -> None:
     assert uninvert("Dementia, lewy body") == "lewy body Dementia"
     assert uninvert("Spastic paraplegia, ataxia, and impaired intellect") is None
     assert uninvert("Parkinson disease") is None
+
+
+def test_a_numbered_member_is_also_known_without_its_qualifier() -> None:
+    assert numbered_head("Parkinson disease 7, autosomal recessive early-onset") == (
+        "Parkinson disease 7"
+    )
+    assert numbered_head("Parkinson disease 19a, juvenile-onset") == "Parkinson disease 19a"
+    # no number: the head would name the whole family (or another concept), not this member
+    assert numbered_head("Episodic ataxia, type 2") is None
+    assert numbered_head("dopamine secretion, neurotransmission") is None
+    assert numbered_head("Parkinson disease 7") is None
+    assert "parkinson disease 7" in name_keys("Parkinson disease 7, autosomal recessive")
 
 
 def test_name_keys_cover_the_inverted_form() -> None:
