@@ -33,6 +33,7 @@ entity linking); this module only reads the words.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -432,7 +433,7 @@ class _Tagger:
             while end < len(self.tokens) and self.taken[end] is None:
                 end += 1
             mention = self.span(i, end)
-            if self._absorbed(i, end):
+            if self._absorbed(i, end) or self._elided(i, end):
                 i = end
                 continue
             linked = self.linker.link(mention, k=5, fuzzy="fallback")
@@ -441,6 +442,41 @@ class _Tagger:
             else:
                 self._take(Tag("unknown", mention, i, end))
             i = end
+
+    def _elided(self, start: int, end: int) -> bool:
+        """Another member of a numbered family with the family's name left out ("episodic
+        ataxia type 1 or type 2", "SCA1 and 2"): the name before the conjunction, its member
+        number replaced by these words, names an entity."""
+        words = self.span(start, end)
+        conjunction = self.taken[start - 1] if start >= 2 else None
+        named = self.taken[start - 2] if start >= 2 else None
+        while (  # "SCA1, 2 or 3": the 3 is named by SCA1, across the elided 2
+            named is not None
+            and named.kind == "entity"
+            and _ELIDED.fullmatch(named.text)
+            and named.start >= 2
+            and (before := self.taken[named.start - 1]) is not None
+            and before.kind == "conj"
+        ):
+            named = self.taken[named.start - 2]
+        if (
+            not _ELIDED.fullmatch(words)
+            or conjunction is None
+            or conjunction.kind != "conj"
+            or named is None
+            or named.kind != "entity"
+            or named.fuzzy
+            or not _NUMBER_AT_END.search(named.text)
+        ):
+            return False
+        number = words.split()[-1]
+        joined = _NUMBER_AT_END.sub(number, named.text)
+        entities = self.linker.lookup(joined)
+        if not entities:
+            return False
+        # the tag says the whole name, so whoever links it again links the member
+        self._take(Tag("entity", joined, start, end, entities=entities))
+        return True
 
     def _absorbed(self, start: int, end: int) -> bool:
         """Words next to a name that narrow it ("classic PSP", "early-onset AD"): the
@@ -465,6 +501,12 @@ class _Tagger:
                 self._take(tag)
                 return True
         return False
+
+
+#: Another member of a numbered family, its name left out: "type 2", "2", "19a".
+_ELIDED = re.compile(r"(?:type\s+)?\d{1,3}[A-Za-z]?", re.IGNORECASE)
+#: The member number a name ends with ("SCA1", "episodic ataxia type 1", "PD 19a").
+_NUMBER_AT_END = re.compile(r"(?<![\d.])\d{1,3}[A-Za-z]?$")
 
 
 def _noun_relation(tag: Tag) -> bool:
@@ -753,13 +795,22 @@ class _Parser:
             if self.kind(ahead + repeated) != "entity":
                 break
             said = " ".join(self.tags[self.at + i].text for i in range(ahead)).lower()
-            phrase.joiners.append("or" if repeated or re.search(r"\bor\b", said) else "and")
+            if said == ",":
+                phrase.joiners.append(",")  # "X, Y or Z": the comma takes the last word
+            else:
+                joiner = "or" if repeated or re.search(r"\bor\b", said) else "and"
+                commas = len(phrase.joiners) - len(list(itertools.takewhile(
+                    lambda j: j == ",", reversed(phrase.joiners))))  # fmt: skip
+                phrase.joiners[commas:] = [joiner] * (len(phrase.joiners) - commas)
+                phrase.joiners.append(joiner)
             self.at += ahead + repeated
             mention = self.peek()
             assert mention is not None
             self.at += 1
             self._wrapper(mention)
             phrase.mentions.append(Mention(mention))
+        # a list of commas only ("X, Y"): an "and"
+        phrase.joiners = ["and" if j == "," else j for j in phrase.joiners]
         if self.kind() == "possessive":
             self.at += 1
             if self.kind() != "type":

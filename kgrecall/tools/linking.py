@@ -108,6 +108,8 @@ class LinkedEntity:
     matched: str = ""
 
 
+#: Two numbers side by side in a folded mention: joining them would make another number.
+_NUMBERS_APART = re.compile(r"\d\s+\d")
 #: Tiers a numbered family member must match in ("Parkinson disease" + "7"): its name or a
 #: normalised form, never the space-free or reordered ones.
 _NUMBERED_TIERS = frozenset({"id", "name", "normalized"})
@@ -270,7 +272,9 @@ class EntityIndex:
                 return found
         words = folded.split()
         key = " ".join(map(word_key, words))
-        tiers: list[tuple[MatchKind, str]] = [("normalized", key), ("compact", compact(key))]
+        tiers: list[tuple[MatchKind, str]] = [("normalized", key)]
+        if not _NUMBERS_APART.search(key):  # "ataxia 1, 2" is two members, not "ataxia 12"
+            tiers.append(("compact", compact(key)))
         if words and words[0] not in FILLERS and words[-1] not in FILLERS:
             # "with X and with" is not a name whose word order differs
             tiers.append(("word_order", bag_of_folded(words)))

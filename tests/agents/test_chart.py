@@ -19,6 +19,9 @@ def index() -> EntityIndex:
             Node("G:PRKN", "gene", "PRKN", synonyms=("parkin",)),
             Node("D:PD", "disease", "Parkinson disease"),
             Node("D:PD7", "disease", "Parkinson disease 7"),
+            Node("D:PD6", "disease", "Parkinson disease 6, autosomal recessive early-onset"),
+            Node("D:EA1", "disease", "Episodic ataxia type 1"),
+            Node("D:EA2", "disease", "Episodic ataxia type 2"),
             Node("D:PSP", "disease", "Supranuclear palsy, progressive, 1", synonyms=("PSP",)),
             Node(
                 "D:CPSP",
@@ -144,6 +147,26 @@ def test_repeated_preposition_lists_are_unions_and_narrowed_names_keep_their_ent
     (mention,) = phrase.clauses[0].argument.mentions
     assert mention.tag.text == "early-onset AD"
     assert [e.id for e in mention.tag.entities] == ["D:EOAD"]
+
+
+def test_a_family_member_named_by_its_number_alone_is_that_member(index: EntityIndex) -> None:
+    """Elided coordination: "type 1 or type 2", "7, 6 and …": the name before the conjunction
+    with its member number replaced; a comma list takes its last conjunction."""
+    cases = {
+        "genes behind episodic ataxia type 1 or type 2": (["D:EA1", "D:EA2"], ["or"]),
+        "genes behind episodic ataxia type 1 or 2": (["D:EA1", "D:EA2"], ["or"]),
+        "genes of Parkinson disease 7 and 6": (["D:PD7", "D:PD6"], ["and"]),
+    }
+    for question, (ids, joiners) in cases.items():
+        argument = read(question, index).answer.clauses[0].argument
+        assert [m.tag.entities[0].id for m in argument.mentions] == ids, question
+        assert argument.joiners == joiners, question
+    with pytest.raises(PhraseError, match="could not read '4'"):  # there is no member 4
+        read("Which genes are associated with Parkinson disease 7, 6 or 4", index)
+    argument = read("phenotypes of Parkinson disease, Alzheimer disease or PSP", index).answer
+    assert argument.clauses[0].argument.joiners == ["or", "or"]
+    argument = read("phenotypes of Parkinson disease, Alzheimer disease", index).answer
+    assert argument.clauses[0].argument.joiners == ["and"]
 
 
 def test_a_yes_no_question_has_a_candidate(index: EntityIndex) -> None:

@@ -163,8 +163,12 @@ def test_an_acronym_with_a_number_names_the_member_of_its_family() -> None:
     assert [(e.id, e.match) for e in index.lookup("Parkinson disease 7")] == [
         ("D:PD7", "normalized")
     ]
-    # a list in running text is not the first member's name
+    # a list in running text is not the first member's name, nor two numbers one number
     assert index.lookup("Parkinson disease 7, Parkinson disease") == []
+    store.add_nodes([Node("D:EA12", "disease", "Episodic ataxia 12")])
+    index = EntityIndex(store)
+    assert [e.id for e in index.lookup("Episodic ataxia-12")] == ["D:EA12"]
+    assert index.lookup("Episodic ataxia 1, 2") == []
     # "PD" alone is the better connected "Postural deformity"; the number still finds the
     # family that has a member 7
     store.add_nodes([Node("P:PD", "phenotype", "Postural deformity")])
