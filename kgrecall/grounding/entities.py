@@ -198,28 +198,16 @@ class EntityExtractor:
                 if entity_id is None:
                     continue
                 node_id = self._kg_node(entity_id)
-                if node_id is None:
-                    mentions.append(
-                        EntityMention(
-                            text=phrase,
-                            start=start,
-                            end=end,
-                            id=entity_id,
-                            kind="vocabulary",
-                            in_kg=False,
-                        )
+                mentions.append(
+                    EntityMention(
+                        text=phrase,
+                        start=start,
+                        end=end,
+                        id=entity_id if node_id is None else node_id,
+                        kind="vocabulary" if node_id is None else "dictionary",
+                        in_kg=node_id is not None,
                     )
-                else:
-                    mentions.append(
-                        EntityMention(
-                            text=phrase,
-                            start=start,
-                            end=end,
-                            id=node_id,
-                            kind="dictionary",
-                            in_kg=True,
-                        )
-                    )
+                )
                 width = size
                 break
             position += max(width, 1)
