@@ -11,7 +11,9 @@ the rest: a short form the text defines ("peritoneal dialysis (PD)") means its l
 entity name that is also an everyday English word ("SET", "OR", "fusion") needs a cue for its
 kind within three words ("SET gene", "REST expression", "HD patients"); a nucleotide triplet
 before "repeat" is a sequence; a string naming a gene by an alias and a disease ("SCA2") is
-read by the same cues, else as the disease. Every mention keeps its character span.
+read by the same cues, else as the disease. Words with a comma match only a name written
+with it ("myoclonus, dystonia" is a list); "ELOVL4-related SCA34" mentions the gene and the
+disease. Every mention keeps its character span.
 
 Extraction is linear in the text's length (times a log): spans already taken are kept in a
 sorted interval structure, so an overlap check is a binary search, not a scan of every
@@ -111,6 +113,8 @@ _DEFINITION = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,9})\)")
 #: Words either side of a mention searched for a cue.
 CUE_WINDOW = 3
 _GENE_TYPES = frozenset({"gene", "protein"})
+#: A first word that names a gene qualifying the rest of a name: "ELOVL4-related SCA34".
+_QUALIFYING_GENE = re.compile(r"^([A-Za-z0-9][\w.]*?)-(?:related|associated|linked|mediated)$")
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 8
@@ -292,6 +296,24 @@ class EntityExtractor:
                 continue
             width, entity_id, alternatives = match
             start, end = tokens[position].start(), tokens[position + width - 1].end()
+            qualifier = _QUALIFYING_GENE.match(tokens[position].group(0)) if width > 1 else None
+            genes = index.lookup(qualifier.group(1), node_types=_GENE_TYPES) if qualifier else []
+            if (
+                qualifier is not None
+                and genes
+                and genes[0].exact
+                and not index.lookup(text[start:end])[0].exact
+            ):
+                # "ELOVL4-related SCA34" names the gene as well as the disease (unlike a
+                # name of its own, "PLA2G6-associated neurodegeneration")
+                gene_end = start + len(qualifier.group(1))
+                mentions.append(
+                    EntityMention(
+                        text=text[start:gene_end], start=start, end=gene_end, id=genes[0].id,
+                        kind="dictionary", in_kg=True,
+                    )
+                )  # fmt: skip
+                start = tokens[position + 1].start()
             mentions.append(
                 EntityMention(
                     text=text[start:end],
@@ -332,6 +354,8 @@ class EntityExtractor:
             found = index.lookup(phrase)
             if width == 1 and phrase.islower():  # "binds" is not the acronym BIND
                 found = [e for e in found if not e.matched.isupper()]
+            if "," in phrase:  # a list ("myoclonus, dystonia") is not a name without comma
+                found = [e for e in found if self._comma_name(phrase, e.id)]
             if not found:
                 continue
             words = [t.group(0) for t in tokens[max(0, position - CUE_WINDOW) : position]]
@@ -348,6 +372,18 @@ class EntityExtractor:
             others = {e.type: e.id for e in reversed(found) if e.type != chosen.type}
             return width, chosen.id, tuple(others.values())
         return None
+
+    def _comma_name(self, phrase: str, entity_id: str) -> bool:
+        """Whether ``phrase``, which holds a comma, is one of the entity's names written with
+        that comma ("Cockayne syndrome, type B"), up to case and spacing."""
+        if self.store is None:
+            return True
+        node = self.store.get_node(entity_id)
+        wanted = " ".join(phrase.casefold().split())
+        return any(
+            "," in name and " ".join(name.casefold().split()) == wanted
+            for name in (node.name, *node.synonyms)
+        )
 
     @staticmethod
     def _definitions(

@@ -10,7 +10,9 @@ masked (so "X-linked" is not "linked"):
   ("but", "whereas", "although", "while", …; ", and Z with W" repeating the verb before) and
   at relative pronouns ("which", "who"). A
   comma-delimited aside opened by a participle or a relative pronoun (", caused by X,") is
-  its own clause.
+  its own clause; it closes at the next comma unless a list of mentions runs on
+  (", which presents with dystonia, tremor and brisk reflexes"). An apposition
+  (", a dominant ataxia with chorea") restates the mention before it.
 - **Predicates.** Every wording of the relation registry
   (:data:`~kgrecall.kg.relations.CLAIM_WORDINGS`) found in a clause, specific wordings first
   where two overlap.
@@ -19,8 +21,10 @@ masked (so "X-linked" is not "linked"):
   "…binds DRD1, DRD3 and DRD5"). A clause without a mention before its predicate takes the
   subject of the clause it hangs on (a relative clause: the mention before "which"; an aside
   or a later clause: the sentence's first mention). Mentions no predicate reaches are paired
-  with their neighbour — in a table row with the row's first mention; beside asserted pairs,
-  only with each other, a single one left alone — with no relation claimed (a co-mention).
+  with no relation claimed (a co-mention): in a table row with the row's first cell; else
+  with the mention before their list (list items are not related to each other), a list
+  that opens the claim with the mention after it; beside asserted pairs, only with each
+  other, a single one left alone.
 - **Direction.** A passive wording ("is caused by", "is encoded by") or an inverse one
   ("is a symptom of") names the edge's tail first.
 - **Negation** counts only inside the clause that holds the pair ("…, although this has not
@@ -81,18 +85,28 @@ _CLAUSE_BREAK = re.compile(
 _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
 #: An aside: ", caused by …," / ", a …," between the subject and its verb.
 _ASIDE = re.compile(r",\s+(?:\w+(?:ed|en)\b|an?\b|the\b|also\b|particularly\b|especially\b)")
+#: An aside that restates the mention before it: ", a dominant ataxia with chorea".
+_APPOSITION = re.compile(r",\s+(?:an?|the)\b")
 #: A second verb phrase sharing the first one's subject: "… caused by Y and features Z".
 _COORDINATED_VERB = re.compile(
     r"\s*,?\s*(?:and|but|or)\b(?:\s+(?:also|often|typically|usually|may|might|can|could|"
     r"is|are|was|were|\w+ly))*\s*",
     re.IGNORECASE,
 )
+#: The rest of a list of (masked) mentions after a comma: "…, XXXXXX and XXXX XXXX."
+_LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(?:[,;:.!?]|$)")
 #: Text allowed between two mentions of one coordinated run.
 _JOINER = re.compile(
     r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus)\b|/|&)?\s*(?:\b(?:both|either)\s+)?",
     re.IGNORECASE,
 )
 
+
+#: A joiner that makes a list: "and", "or", "/", "&", "plus", "as well as".
+_CONJUNCTION = re.compile(r"\b(?:and|or|plus|as well as)\b|[/&]", re.IGNORECASE)
+
+#: After a list's last mention: more items follow ("…, epilepsy and progressive decline").
+_LIST_GOES_ON = re.compile(r"\s*,?\s+(?:and|or)\b", re.IGNORECASE)
 
 #: Longest coordinated run of subjects or objects one predicate takes ("binds A, B and C").
 MAX_RUN = 32
@@ -102,7 +116,8 @@ MAX_RUN = 32
 class _Clause:
     start: int
     end: int
-    #: "relative": hangs on the mention before it; "aside"/"later": on the sentence subject.
+    #: "relative": hangs on the mention before it; "apposition" (", a dominant ataxia
+    #: with …,") restates it; "aside"/"later": on the sentence subject.
     kind: str
     #: where the clause's first negation word ends (``None``: it has none); found once per
     #: clause, so asking for each of a sentence's pairs stays linear
@@ -115,7 +130,8 @@ def read_assertions(
     """The assertions of one claim; ``text`` should have its mentions masked and ``spans``
     are the mentions' ``(start, end)`` in it: disjoint, in order. ``weak`` mentions (terms
     recognised by vocabulary, not KG names: a drug, a body part) take part only in pairs a
-    predicate asserts, never in co-mentions — unless one opens the claim (its subject)."""
+    predicate asserts, never in co-mentions — unless one opens the claim (its subject) or the
+    claim is a table row (each cell describes the first)."""
     if len(spans) < 2:
         return []
     starts = [start for start, _ in spans]
@@ -139,7 +155,10 @@ def read_assertions(
                 and _COORDINATED_VERB.fullmatch(text, spans[subjects[-1]][1], start)
             ):
                 subjects = previous[0]  # "X is caused by Y and features Z": X features Z
-            if not subjects:
+            if not subjects or (clause.kind == "apposition" and subjects[0] == first > 0):
+                # an apposition's head noun is the mention it restates: "SCA48, a dominant
+                # ataxia with chorea" says SCA48 has chorea
+                covered.update(subjects)
                 subjects = _governor(text, spans, clause, first)
             previous = (subjects, objects)
             # the voice is read between the predicate's own subject side and its object
@@ -159,8 +178,9 @@ def read_assertions(
     ends = [clause.end for clause in clauses]
     # a weak mention that opens the claim is its subject: it must not be dropped ("Levodopa
     # improves X in Y" is about levodopa, not about X and Y)
-    strong = [index for index in range(len(spans)) if index not in weak or index == 0]
     row = "|" in text
+    # a table row's cells each describe its first cell, a term outside the KG included
+    strong = [index for index in range(len(spans)) if index not in weak or index == 0 or row]
     if covered and not row:
         # beside asserted pairs, the mentions left over pair only with each other ("X is
         # associated with Y, and Z with W": Z–W, not Y–Z); one left alone is an aside
@@ -172,13 +192,11 @@ def read_assertions(
                 seen.add((0, index, frozenset()))
                 clause = clauses[min(bisect_left(ends, spans[index][1]), len(clauses) - 1)]
                 found.append(Assertion(0, index, negated=_negated(clause, spans[index][1])))
-    for position, index in enumerate(strong):
-        if index in covered or len(strong) < 2:
+    partners = _co_mention_partners(text, spans, strong, row)
+    for index in strong:
+        if index in covered or index not in partners:
             continue
-        if position == 0:
-            first, second = index, strong[1]
-        else:  # a table row's cells all describe its first cell
-            first, second = (strong[0] if row else strong[position - 1]), index
+        first, second = sorted((index, partners[index]))
         if (first, second, frozenset()) in seen:
             continue
         seen.add((first, second, frozenset()))
@@ -186,6 +204,47 @@ def read_assertions(
         negated = _negated(clause, spans[second][1])
         found.append(Assertion(first, second, negated=negated))
     return found
+
+
+def _co_mention_partners(
+    text: str, spans: Sequence[tuple[int, int]], strong: list[int], row: bool
+) -> dict[int, int]:
+    """The mention each of ``strong`` (mentions no predicate reaches, in order) is paired
+    with: in a table row the row's first cell (the others describe it); else the mention just
+    before the coordinated run it belongs to — list items are not said to be related to each
+    other ("PMEs combine myoclonus, epilepsy and …": PMEs–epilepsy, not myoclonus–epilepsy) —
+    and for a run that opens the claim the mention just after it ("FAME6 and FAME7 show
+    myoclonic tremor"); a claim that is one list pairs its neighbours."""
+    if len(strong) < 2:
+        return {}
+    if row:
+        return {index: strong[0] for index in strong[1:]}
+    run_start = list(range(len(strong)))
+    position = 0
+    while position < len(strong):
+        end, conjoined = position, False
+        while end + 1 < len(strong):
+            between = text[spans[strong[end]][1] : spans[strong[end + 1]][0]]
+            if not _JOINER.fullmatch(between):
+                break
+            conjoined |= _CONJUNCTION.search(between) is not None
+            end += 1
+        # "A, B" alone is an aside or a clause break, not a list; "A, B and <a term>" is one
+        conjoined |= end > position and _LIST_GOES_ON.match(text, spans[strong[end]][1]) is not None
+        if conjoined:
+            run_start[position : end + 1] = [position] * (end + 1 - position)
+        position = end + 1
+    if run_start[-1] == 0:  # one list: neighbours
+        return {strong[p]: strong[p - 1] for p in range(1, len(strong))}
+    partners: dict[int, int] = {}
+    for position, index in enumerate(strong):
+        start = run_start[position]
+        if start > 0:
+            partners[index] = strong[start - 1]
+        else:
+            after = next(p for p in range(position + 1, len(strong)) if run_start[p] != 0)
+            partners[index] = strong[after]
+    return partners
 
 
 def _clauses(text: str) -> list[_Clause]:
@@ -198,7 +257,8 @@ def _clauses(text: str) -> list[_Clause]:
         if match.group(0).startswith(","):  # ", which …," ends at the next comma
             _close(text, match.end(), cuts)
     for match in _ASIDE.finditer(text):
-        cuts.append((match.start(), match.start() + 1, "aside"))
+        kind = "apposition" if _APPOSITION.match(text, match.start()) else "aside"
+        cuts.append((match.start(), match.start() + 1, kind))
         _close(text, match.end(), cuts)
     cuts.sort()
     clauses: list[_Clause] = []
@@ -218,9 +278,10 @@ def _clause(text: str, start: int, end: int, kind: str) -> _Clause:
 
 
 def _close(text: str, start: int, cuts: list[tuple[int, int, str]]) -> None:
-    """End a comma-opened aside at the next comma: what follows is a later clause."""
+    """End a comma-opened aside at the next comma: what follows is a later clause — unless it
+    goes on listing ("…, which presents with dystonia, tremor and brisk reflexes")."""
     closing = text.find(",", start)
-    if closing > 0:
+    if closing > 0 and not _LIST_TAIL.match(text, closing):
         cuts.append((closing, closing + 1, "later"))
 
 
@@ -265,7 +326,7 @@ def _governor(
     for a relative clause the mention just before it, else the sentence's first run."""
     if first == 0:
         return []
-    if clause.kind == "relative":
+    if clause.kind in ("relative", "apposition"):
         return [first - 1]
     return _run(text, spans, range(first), step=1)
 

@@ -14,6 +14,9 @@ share. A mention is looked up in tiers, the first tier with a hit wins:
    ``ACRONYM_DOMINANCE`` × the edges of the next, otherwise all are returned, scored by their
    share of edges (an ambiguity the caller reports);
 5. the same tiers for the mention without a qualifier ("TOR1A-related" → "TOR1A"; −0.03);
+   then an acronym with a number ("PD7"), a gene-qualified disease ("THAP1-related
+   dystonia") and an abbreviation inside a name read as its long form ("Behavioural-variant
+   FTD"), each at the acronym tier's score;
 6. ``fuzzy`` — BM25 and vector candidates scored by ``½ · name similarity + ½ · cosine``,
    where name similarity is the best token-set F1 between the mention and one of the
    candidate's names. Below ``min_score`` a candidate is dropped: the mention stays unlinked
@@ -110,6 +113,14 @@ class LinkedEntity:
 
 #: Two numbers side by side in a folded mention: joining them would make another number.
 _NUMBERS_APART = re.compile(r"\d\s+\d")
+#: Node types whose abbreviations are expanded inside a longer name ("Behavioural-variant FTD").
+_EXPANDABLE_TYPES = frozenset({"disease", "phenotype", "go_term"})
+#: Where a name is cut into words for abbreviation expansion (spaces and hyphens).
+_WORD_BREAK = re.compile(r"[\s-]+")
+#: Most distinct long forms an abbreviation may have to be expanded.
+_MAX_LONG_FORMS = 12
+#: Tiers the expanded name must match in.
+_EXPANDED_TIERS = frozenset({"name", "normalized", "word_order"})
 #: Tiers a numbered family member must match in ("Parkinson disease" + "7"): its name or a
 #: normalised form, never the space-free or reordered ones.
 _NUMBERED_TIERS = frozenset({"id", "name", "normalized"})
@@ -185,7 +196,43 @@ class EntityIndex:
                     replace(e, score=round(e.score - _QUALIFIER_PENALTY, 4), exact=False)
                     for e in found
                 ]
-        return self._numbered(mention, node_types) or self._gene_qualified(mention, node_types)
+        return (
+            self._numbered(mention, node_types)
+            or self._gene_qualified(mention, node_types)
+            or self._expanded(mention, node_types)
+        )
+
+    def _expanded(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "Behavioural-variant FTD": a name written with an abbreviation in it → the entity
+        named when the abbreviation's long form stands in its place ("Behavioral variant of
+        frontotemporal dementia"), at the acronym tier's score. Only an abbreviation of one
+        clinical entity or GO term (not a gene symbol, not an ambiguous acronym) is expanded,
+        and the result must match by name, normalised form or word order."""
+        words = _WORD_BREAK.split(mention.strip())
+        if len(words) < 2:
+            return []
+        for index, word in enumerate(words):
+            if not (word.isalpha() and word.isupper() and 2 <= len(word) <= 6):
+                continue
+            meant = [e for e in self._tiered(word, _EXPANDABLE_TYPES) if e.match != "id"]
+            long_forms = {
+                name
+                for entity in meant
+                for name in self._names[self._position[entity.id]]
+                if len(name.split()) > 1 and _abbreviates(word, name)
+            }
+            if not meant or len({fold(name) for name in long_forms}) > _MAX_LONG_FORMS:
+                continue  # an abbreviation of many different things says nothing
+            for name in sorted(long_forms):
+                form = " ".join([*words[:index], name, *words[index + 1 :]])
+                found = [
+                    replace(e, score=_TIER_SCORE["acronym"], exact=False, match="acronym")
+                    for e in self._tiered(form, node_types)
+                    if e.match in _EXPANDED_TIERS
+                ]
+                if found:
+                    return found
+        return []
 
     def _numbered(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "PD7", "EA-2": an acronym with a number → the numbered member of the family the
@@ -433,6 +480,15 @@ def _bare_forms(mention: str) -> list[str]:
     if eponym and any(quote in mention for quote in "'’"):
         forms += [f"{eponym.group('name')} {noun}" for noun in ("disease", "syndrome")]
     return forms
+
+
+def _abbreviates(short: str, name: str) -> bool:
+    """Whether ``short``'s letters start ``name`` and occur in it in order ("FTD":
+    "frontotemporal dementia"; not "PARK")."""
+    letters = iter(name.casefold())
+    return name[:1].casefold() == short[:1].casefold() and all(
+        character in letters for character in short.casefold()
+    )
 
 
 def _looks_like_acronym(text: str) -> bool:

@@ -89,7 +89,7 @@ _AMERICAN = [
     (re.compile(r"aem"), "em"),
     (re.compile(r"^oe(?=[a-z]{3})"), "e"),
     (re.compile(r"(?<=[a-z]{3})oea$"), "ea"),
-    (re.compile(r"(?<=[a-z]{2})our$"), "or"),
+    (re.compile(r"(?<=[a-z]{2})our(?=(?:al|ally|s)?$)"), "or"),  # "behavioural", "tumours"
     (re.compile(r"^paed"), "ped"),
 ]
 

@@ -86,6 +86,31 @@ def test_names_as_people_write_them(extractor: EntityExtractor) -> None:
     assert found_ids["TOR1A-related"] == "NCBIGene:1861"
 
 
+def test_a_list_is_not_read_as_one_name_without_its_comma(extractor: EntityExtractor) -> None:
+    # "myoclonus, dystonia" is two phenotypes, not Myoclonus-dystonia syndrome, and
+    # "dystonia, tremor" is not the synonym "Dystonia tremor"
+    found_ids = ids(extractor, "It presents with myoclonus, dystonia, tremor and ataxia.")
+    assert found_ids["myoclonus"] == "HP:0001336"
+    assert found_ids["dystonia"] == "HP:0001332"
+    assert found_ids["tremor"] == "HP:0001337"
+    # a name written with its comma is still one name
+    assert ids(extractor, "Cockayne syndrome, type B was ruled out.") == {
+        "Cockayne syndrome, type B": "ORPHA:90322"
+    }
+    assert ids(extractor, "Dystonia 1, torsion, autosomal dominant is rare.") == {
+        "Dystonia 1, torsion, autosomal dominant": "OMIM:128100"
+    }
+
+
+def test_a_gene_qualifying_a_disease_is_mentioned_too(extractor: EntityExtractor) -> None:
+    found = [(m.text, m.id) for m in extractor.extract("ELOVL4-related SCA34 is rare.")]
+    assert found == [("ELOVL4", "NCBIGene:6785"), ("SCA34", "OMIM:133190")]
+    # a disease whose own name holds its gene stays one mention
+    assert ids(extractor, "PLA2G6-associated neurodegeneration is rare.") == {
+        "PLA2G6-associated neurodegeneration": "MONDO:0017998"
+    }
+
+
 def test_a_short_form_means_what_the_text_defines(extractor: EntityExtractor) -> None:
     assert "PD" not in ids(extractor, "Peritoneal dialysis (PD) was started; PD ran well.")
     defined = ids(extractor, "Parkinson disease (PD) is common. Many PD patients fall.")

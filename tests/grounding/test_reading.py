@@ -132,3 +132,60 @@ def test_weak_mentions_join_asserted_pairs_and_the_claim_subject() -> None:
         for a in read_assertions("XXXX and XXXXX.", [(0, 4), (9, 14)], weak={1})
     ]
     assert alone == []  # without an asserted pair, a weak mention pairs with nothing
+
+
+def test_list_items_are_not_said_to_be_related_to_each_other() -> None:
+    # no predicate: each item of the list pairs with the mention before the list
+    assert read("The [PMEs] combine [action myoclonus], [epilepsy] and progressive decline.") == [
+        ("PMEs", "action myoclonus", "", False, False),
+        ("PMEs", "epilepsy", "", False, False),
+    ]
+    # a list that opens the claim pairs with the mention after it
+    assert read("[FAME6] and [FAME7] show [myoclonic tremor].") == [
+        ("FAME6", "myoclonic tremor", "", False, False),
+        ("FAME7", "myoclonic tremor", "", False, False),
+    ]
+    # two names parted by a comma alone are no list: neighbours, as before
+    assert read("In contrast to [SCA2], [MJD] lacks [fasciculations].") == [
+        ("SCA2", "MJD", "", False, False),
+        ("MJD", "fasciculations", "", False, True),
+    ]
+    # a claim that is one list pairs its neighbours
+    assert read("[SNCA], [LRRK2] and [GBA1].") == [
+        ("SNCA", "LRRK2", "", False, False),
+        ("LRRK2", "GBA1", "", False, False),
+    ]
+
+
+def test_a_relative_clause_runs_on_through_its_list() -> None:
+    # the comma after "dystonia" continues the list; it does not end the relative clause
+    assert read("[REPS1] is associated with [NBIA7], which presents with [dystonia], [tremor] "
+                "and [brisk reflexes].") == [
+        ("REPS1", "NBIA7", "associated_with", False, False),
+        ("NBIA7", "dystonia", "has_phenotype", False, False),
+        ("NBIA7", "tremor", "has_phenotype", False, False),
+        ("NBIA7", "brisk reflexes", "has_phenotype", False, False),
+    ]  # fmt: skip
+    # a comma followed by a verb phrase still ends it
+    assert read("[Chorea-acanthocytosis], caused by [VPS13A] mutations, typically features "
+                "[orofacial dyskinesia] and [tongue biting].") == [
+        ("Chorea-acanthocytosis", "VPS13A", "associated_with", True, False),
+        ("Chorea-acanthocytosis", "orofacial dyskinesia", "has_phenotype", False, False),
+        ("Chorea-acanthocytosis", "tongue biting", "has_phenotype", False, False),
+    ]  # fmt: skip
+
+
+def test_an_apposition_speaks_of_the_name_it_restates() -> None:
+    assert read("[STUB1] is associated with [SCA48], a dominant [ataxia] with cognitive "
+                "features, [chorea] and [parkinsonism].") == [
+        ("STUB1", "SCA48", "associated_with", False, False),
+        ("SCA48", "chorea", "has_phenotype", False, False),
+        ("SCA48", "parkinsonism", "has_phenotype", False, False),
+    ]  # fmt: skip
+
+
+def test_table_rows_pair_terms_outside_the_kg_with_their_first_cell() -> None:
+    text = "| XXX | XXXXXXX | XXXXXXXXX |"
+    spans = [(2, 5), (8, 15), (18, 27)]
+    pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
+    assert pairs == [(0, 1), (0, 2)]  # the weak third cell describes the row's first one

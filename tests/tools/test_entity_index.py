@@ -176,3 +176,26 @@ def test_an_acronym_with_a_number_names_the_member_of_its_family() -> None:
     index = EntityIndex(store)
     assert [e.id for e in index.lookup("PD")] == ["P:PD"]
     assert [e.id for e in index.lookup("PD7")] == ["D:PD7"]
+
+
+def test_an_abbreviation_inside_a_name_is_read_as_its_long_form() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:FTD", "disease", "Frontotemporal dementia", synonyms=("FTD",)),
+            Node("D:BVFTD", "disease", "Behavioral variant of frontotemporal dementia"),
+            Node("D:JPD", "disease", "Juvenile Parkinson disease"),
+            Node("D:PD", "disease", "Parkinson disease", synonyms=("PD",)),
+            Node("H:PD", "phenotype", "Postural deformity", synonyms=("PD",)),
+            Node("G:PDX", "gene", "PDX"),
+        ]
+    )
+    index = EntityIndex(store)
+    # the long form stands in for "FTD"; hyphens and British spelling as everywhere
+    assert [(e.id, e.match) for e in index.lookup("Behavioural-variant FTD")] == [
+        ("D:BVFTD", "acronym")
+    ]
+    # "PD" abbreviates two things; only one long form makes a name with "juvenile"
+    assert [e.id for e in index.lookup("juvenile PD")] == ["D:JPD"]
+    # nothing is named by the expanded words: unlinked; a gene symbol is never expanded
+    assert index.lookup("sporadic FTD") == [] and index.lookup("juvenile PDX") == []

@@ -79,6 +79,9 @@ def test_singular(plural: str, single: str) -> None:
         ("organisation", "organization"),
         ("disease", "disease"),  # "-ise" alone is not a British ending
         ("hour", "hour"),
+        ("behavioural", "behavioral"),
+        ("tumours", "tumors"),
+        ("four", "four"),
     ],
 )
 def test_americanize(british: str, american: str) -> None:
