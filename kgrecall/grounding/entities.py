@@ -12,8 +12,7 @@ entity name that is also an everyday English word ("SET", "OR", "fusion") needs 
 kind within three words ("SET gene", "REST expression", "HD patients"); a nucleotide triplet
 before "repeat" is a sequence; a string naming a gene by an alias and a disease ("SCA2") is
 read by the same cues, else as the disease. Words with a comma match only a name written
-with it ("myoclonus, dystonia" is a list); "ELOVL4-related SCA34" mentions the gene and the
-disease. Every mention keeps its character span.
+with it ("myoclonus, dystonia" is a list). Every mention keeps its character span.
 
 Extraction is linear in the text's length (times a log): spans already taken are kept in a
 sorted interval structure, so an overlap check is a binary search, not a scan of every
@@ -113,8 +112,6 @@ _DEFINITION = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,9})\)")
 #: Words either side of a mention searched for a cue.
 CUE_WINDOW = 3
 _GENE_TYPES = frozenset({"gene", "protein"})
-#: A first word that names a gene qualifying the rest of a name: "ELOVL4-related SCA34".
-_QUALIFYING_GENE = re.compile(r"^([A-Za-z0-9][\w.]*?)-(?:related|associated|linked|mediated)$")
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 8
@@ -296,24 +293,6 @@ class EntityExtractor:
                 continue
             width, entity_id, alternatives = match
             start, end = tokens[position].start(), tokens[position + width - 1].end()
-            qualifier = _QUALIFYING_GENE.match(tokens[position].group(0)) if width > 1 else None
-            genes = index.lookup(qualifier.group(1), node_types=_GENE_TYPES) if qualifier else []
-            if (
-                qualifier is not None
-                and genes
-                and genes[0].exact
-                and not index.lookup(text[start:end])[0].exact
-            ):
-                # "ELOVL4-related SCA34" names the gene as well as the disease (unlike a
-                # name of its own, "PLA2G6-associated neurodegeneration")
-                gene_end = start + len(qualifier.group(1))
-                mentions.append(
-                    EntityMention(
-                        text=text[start:gene_end], start=start, end=gene_end, id=genes[0].id,
-                        kind="dictionary", in_kg=True,
-                    )
-                )  # fmt: skip
-                start = tokens[position + 1].start()
             mentions.append(
                 EntityMention(
                     text=text[start:end],
@@ -375,14 +354,14 @@ class EntityExtractor:
 
     def _comma_name(self, phrase: str, entity_id: str) -> bool:
         """Whether ``phrase``, which holds a comma, is one of the entity's names written with
-        that comma ("Cockayne syndrome, type B"), up to case and spacing."""
+        commas ("Cockayne syndrome, type B"), up to case, spacing and where the commas are
+        ("Hypotonia, ataxia, and delayed development syndrome")."""
         if self.store is None:
             return True
         node = self.store.get_node(entity_id)
-        wanted = " ".join(phrase.casefold().split())
+        wanted = _without_commas(phrase)
         return any(
-            "," in name and " ".join(name.casefold().split()) == wanted
-            for name in (node.name, *node.synonyms)
+            "," in name and _without_commas(name) == wanted for name in (node.name, *node.synonyms)
         )
 
     @staticmethod
@@ -427,6 +406,10 @@ class _Sentences:
             words = _TOKEN.findall(self.text[start : self._ends[number]])
             self._found[key] = any(cue.fullmatch(word) for word in words)
         return self._found[key]
+
+
+def _without_commas(text: str) -> str:
+    return " ".join(text.casefold().replace(",", " ").split())
 
 
 def _bare_abbreviation(phrase: str, entity: LinkedEntity) -> bool:

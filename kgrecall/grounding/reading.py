@@ -85,6 +85,8 @@ _CLAUSE_BREAK = re.compile(
 _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
 #: An aside: ", caused by …," / ", a …," between the subject and its verb.
 _ASIDE = re.compile(r",\s+(?:\w+(?:ed|en)\b|an?\b|the\b|also\b|particularly\b|especially\b)")
+#: What may stand between the mentions of a cell that lists terms: "stress, alcohol".
+_CELL_GLUE = re.compile(r"[\s,;/&]*(?:\b(?:and|or)\b[\s,;/&]*)*", re.IGNORECASE)
 #: An aside that restates the mention before it: ", a dominant ataxia with chorea".
 _APPOSITION = re.compile(r",\s+(?:an?|the)\b")
 #: A second verb phrase sharing the first one's subject: "… caused by Y and features Z".
@@ -179,8 +181,13 @@ def read_assertions(
     # a weak mention that opens the claim is its subject: it must not be dropped ("Levodopa
     # improves X in Y" is about levodopa, not about X and Y)
     row = "|" in text
-    # a table row's cells each describe its first cell, a term outside the KG included
-    strong = [index for index in range(len(spans)) if index not in weak or index == 0 or row]
+    # a table row's cells each describe its first cell, a term outside the KG included when
+    # it is what its cell holds ("| stress, alcohol |"), not a word of a description
+    strong = [
+        index
+        for index in range(len(spans))
+        if index not in weak or index == 0 or (row and _fills_cell(text, spans, index))
+    ]
     if covered and not row:
         # beside asserted pairs, the mentions left over pair only with each other ("X is
         # associated with Y, and Z with W": Z–W, not Y–Z); one left alone is an aside
@@ -204,6 +211,20 @@ def read_assertions(
         negated = _negated(clause, spans[second][1])
         found.append(Assertion(first, second, negated=negated))
     return found
+
+
+def _fills_cell(text: str, spans: Sequence[tuple[int, int]], index: int) -> bool:
+    """Whether the table cell holding mention ``index`` holds only mentions and joiners."""
+    start, end = spans[index]
+    left, right = text.rfind("|", 0, start) + 1, text.find("|", end)
+    right = len(text) if right < 0 else right
+    position, between = left, []
+    for other_start, other_end in spans:
+        if left <= other_start and other_end <= right:
+            between.append(text[position:other_start])
+            position = other_end
+    between.append(text[position:right])
+    return all(_CELL_GLUE.fullmatch(piece) for piece in between)
 
 
 def _co_mention_partners(

@@ -189,3 +189,8 @@ def test_table_rows_pair_terms_outside_the_kg_with_their_first_cell() -> None:
     spans = [(2, 5), (8, 15), (18, 27)]
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
     assert pairs == [(0, 1), (0, 2)]  # the weak third cell describes the row's first one
+    # a term inside a description cell is a word of the description, not a claim
+    text = "| XXXXXXXXXXXX | XXXXXX | sustained beats at the XXXXX |"
+    spans = [(2, 14), (17, 23), (49, 54)]
+    pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
+    assert pairs == [(0, 1)]
