@@ -8,7 +8,8 @@ connect almost anything, so a path through them proves nothing). A gene and the 
 encodes count as one end (text names both alike). Labels per pair: **grounded** (1–2 hops),
 **inferred** (3+ hops, or only through hubs), **ungrounded** (no path, or an end the KG does
 not hold: unverifiable, not false); a claim takes its weakest pair's label. A claim with no
-biological entity at all is **trivial**; one with a single entity is **ungrounded** (nothing
+biological entity at all, or whose names only name a setting ("the movement disorders
+clinic", "a dystonia panel"), is **trivial**; one with a single entity is **ungrounded** (nothing
 to connect).
 
 Relation awareness, per pair, against *every* direct edge between it. Conflicts (reported,
@@ -43,6 +44,14 @@ from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.relations import CLAIM_WORDINGS, RELATIONS
 
 Label = Literal["grounded", "inferred", "ungrounded", "trivial"]
+#: After a name, a word that makes it the name of a setting, not a subject: "movement
+#: disorders clinic", "dystonia panel", "ligand–receptor resources".
+_SETTING = re.compile(
+    r"(?:\s*[–-]\s*\w+)?\s+(?:journal\s+)?(?:clinics?|panels?|services?|clubs?|teams?|units?|"
+    r"wards?|resources?|databases?|registr(?:y|ies)|consorti(?:um|a)|meetings?|conferences?|"
+    r"cent(?:re|er)s?|societ(?:y|ies)|foundations?|rotations?)\b",
+    re.IGNORECASE,
+)
 _ORDER: dict[str, int] = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
 AUTO_LEARNED = "auto_learned"
 
@@ -210,7 +219,8 @@ class PathVerifier:
         entity does not fit the type signature of a relation asserted of it takes the first of
         its ``alternatives`` that does ("VPS35 is associated with PARK17": the disease, not
         the gene whose old symbol PARK17 is)."""
-        if not mentions:
+        if not mentions or all(_SETTING.match(text, end) for _, _, end in mentions):
+            # nothing biological is said: "the movement disorders clinic", "a dystonia panel"
             predicate = next((r for pattern, r, _ in PREDICATES if pattern.search(text)), None)
             negated = NEGATION.search(text) is not None
             return ClaimVerdict("trivial", predicate=predicate or frozenset(), negated=negated)

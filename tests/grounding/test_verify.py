@@ -180,6 +180,15 @@ def test_denying_an_indirect_link_is_no_conflict(store: NetworkXStore) -> None:
     assert direct.conflicts and direct.conflicts[0].startswith("the claim denies it")
 
 
+def test_a_name_that_only_names_a_setting_says_nothing(store: NetworkXStore) -> None:
+    verifier = PathVerifier(store)
+    assert claim(verifier, "Notes from the parkinsonism clinic.", ["P1"]).label == "trivial"
+    assert claim(verifier, "A parkinsonism panel was proposed.", ["P1"]).label == "trivial"
+    # a claim about the same name is not
+    assert claim(verifier, "Parkinsonism was seen.", ["P1"]).label == "ungrounded"
+    assert claim(verifier, "LRRK2 clinic data: parkinsonism.", ["G2", "P1"]).label != "trivial"
+
+
 def test_two_records_of_one_disease_are_one_end_of_a_claim(demo: NetworkXStore) -> None:
     """An OMIM and an Orphanet record that share a MONDO id are one disease: NIPA1's edge to
     the OMIM record of SPG13 grounds a claim naming its Orphanet record in one hop."""
