@@ -26,8 +26,10 @@ phrase takes its first clause directly and later ones only after "that"/"which";
 relation phrase closes it and belongs to the phrase above ("Which diseases linked to bvFTD
 genes present with fasciculations": the diseases present). Anchor-first ("X is linked to which
 genes") and yes/no questions ("Is LRRK2 associated with PD8?") are reordered into the same
-form. The planner turns the phrases into a QueryTree (relations by type signature, directions,
-entity linking); this module only reads the words.
+form; a topic put first and referred back to by a pronoun ("Huntingtin: which disorders is it
+responsible for") is read in the pronoun's place. The planner turns the phrases into a
+QueryTree (relations by type signature, directions, entity linking); this module only reads
+the words.
 """
 
 from __future__ import annotations
@@ -115,6 +117,15 @@ _CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b", re.IGNORECASE)
 _FRONTED = re.compile(
     r"^(?P<joint>in|for|with|to|from|by|of)\s+(?P<rest>(?:which|what)\b.*)$", re.IGNORECASE
 )
+#: A topic put first, then the question about it: "Huntingtin: which disorders is it …".
+_TOPIC = re.compile(r"^(?P<topic>[^:;–—]+?)\s*(?::|\s[-–—]\s)\s*(?P<rest>\S.*)$")
+_PRONOUN = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
+#: Where a question names the KG it asks: "In GO, …", "According to the Gene Ontology, …".
+_CONTEXT = re.compile(
+    r"^(?:in|within|according to|per)\s+(?:the\s+)?(?:GO|gene ontology|HPO|KG|knowledge graph)"
+    r"\s*,?\s*",
+    re.IGNORECASE,
+)
 _OPENING = re.compile(
     r"(?:show(?: me)?|list|find|tell me|give me|name|return|get|identify)(?![\w-])", re.I
 )
@@ -123,13 +134,15 @@ _WORD_KINDS: dict[str, Kind] = {
     **dict.fromkeys(
         ("which", "what", "list", "find", "show", "me", "tell", "name", "give", "return", "get",
          "identify"), "wh"),
-    **dict.fromkeys(("is", "are", "was", "were", "do", "does", "did", "can", "be"), "aux"),
+    **dict.fromkeys(
+        ("is", "are", "was", "were", "do", "does", "did", "can", "be", "been"), "aux"),
     **dict.fromkeys(("that", "who", "whose"), "relative"),
     **dict.fromkeys(
         ("the", "a", "an", "all", "any", "known", "every", "also", "both", "either", "together",
          "alike", "really", "each", "those", "these", "them", "their", "its", "direct",
          "directly", "broader", "categories", "category", "classes", "groups", "terms", "term",
-         "mutations", "mutation", "variants", "variant"),
+         "mutations", "mutation", "variants", "variant", "various", "other", "causative",
+         "clinical"),
         "filler"),
 }  # fmt: skip
 _TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
@@ -218,6 +231,8 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
     # "In which diseases is X seen" → "which diseases is X seen in"
+    text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
+    text = _resolved(text)
     tags = _Tagger(text, linker).tags()
     unknown = [t.text for t in tags if t.kind == "unknown"]
     if unknown:
@@ -228,6 +243,23 @@ def read(question: str, linker: EntityIndex) -> Reading:
     reading.guessed, reading.corrected = guessed, corrected
     reading.broadened = parser.broadened
     return reading
+
+
+def _resolved(text: str) -> str:
+    """A topic put first and referred back to by a pronoun, read in place: "Huntingtin: which
+    disorders is it responsible for" → "which disorders is Huntingtin responsible for";
+    "PANK2 or PLA2G6 - what phenotypes do their diseases show" → "… do the diseases of PANK2
+    or PLA2G6 show"."""
+    match = _TOPIC.match(text)
+    if match is None:
+        return text
+    topic, rest = match.group("topic").strip(), match.group("rest")
+    possessive = re.compile(r"\b(?:their|its)\s+(\w[\w-]*)", re.IGNORECASE)
+    if possessive.search(rest):
+        return possessive.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
+    if _PRONOUN.search(rest):
+        return _PRONOUN.sub(topic, rest, count=1)
+    return text
 
 
 def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]]:

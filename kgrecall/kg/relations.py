@@ -138,7 +138,8 @@ _DEFINITIONS = [
             (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
              r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
              r"responsible for|(?:are |is )?mutated in|(?:with )?mutations? in|behind|"
-             r"causal(?: for)?|tied to|(?:are |is )?caused by(?: mutations? in)?", None),
+             r"causal(?: for)?|tied to|(?:are |is )?caused by(?: mutations? in)?|"
+             r"(?:are |is )?involved in|involves?|involving", None),
         ),
         examples=("associated with", "linked to", "implicated in", "related to", "causes"),
         generic=True,
@@ -199,13 +200,15 @@ _DEFINITIONS = [
         "shows a phenotype",
         verb="has the phenotype",
         question_phrases=(
-            (r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits)"
+            (r"(?:shows?|turns?) up in|comes? with|coming with|"
+             r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits)"
              r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
              r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
              r"characteri[sz]ed by|(?:clinical )?(?:phenotypes?|symptoms?|features?|signs?|"
              r"manifestations?) of|"
              r"(?:that |which )?feature|featuring|(?:are |is )?annotated (?:to|with)|"
-             r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in", None),
+             r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in|"
+             r"(?:are |is )?(?:recorded|reported|listed) (?:for|in)", None),
         ),
         examples=("has the phenotype", "presents with", "symptoms of", "clinical features of"),
         directed_claims=True,

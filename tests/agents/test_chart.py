@@ -124,6 +124,28 @@ def shape(phrase: Phrase) -> object:
             "Parkinson disease 7 is linked to which genes",
             ("genes", [("is linked to", True, ["Parkinson disease 7"])]),
         ),
+        # a topic put first and referred back to: the pronoun reads as the topic
+        (
+            "parkin: which diseases is it linked to",
+            ("diseases", [("linked to", True, ["parkin"])]),
+        ),
+        (
+            "SNCA or parkin - what phenotypes do their diseases show",
+            ("phenotypes", [("show", True, ("diseases", [("of", False, ["SNCA", "parkin"])]))]),
+        ),
+        # the KG named as the context, fillers, and more wordings of the relations
+        (
+            "In GO, what are the various other subtypes of Parkinson disease",
+            (None, [("subtypes of", False, ["Parkinson disease"])]),
+        ),
+        (
+            "What clinical signs show up in Parkinson disease 7",
+            ("signs", [("show up in", False, ["Parkinson disease 7"])]),
+        ),
+        (
+            "Which diseases involve SNCA",
+            ("diseases", [("involve", False, ["SNCA"])]),
+        ),
         # a word next to a name that narrows it joins the name
         (
             "phenotypes of classic PSP or of Parkinson disease",
