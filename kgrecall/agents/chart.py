@@ -107,13 +107,14 @@ _PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
 _HYPHEN_RELATION = re.compile(r"^(?P<name>.+?)-(?P<verb>associated|linked|related)$", re.I)
 _FILLER_PHRASES = re.compile(
     r"(?:(?:have|has) been|(?:known|reported|thought|believed|said) to(?: be)?|in common|"
-    r"one of(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|about)(?![\w-])",
+    r"one of(?: the)?|among(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|"
+    r"about)(?![\w-])",
     re.IGNORECASE,
 )
 _COPULA = frozenset({"is", "are", "was", "were", "be"})
 #: Verbs of having after a relation noun's subject ("what subtypes does PD have").
 _HAVING = frozenset({"have", "has", "include", "includes"})
-_CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b", re.IGNORECASE)
+_CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b|\b(what)s\b", re.IGNORECASE)
 _FRONTED = re.compile(
     r"^(?P<joint>in|for|with|to|from|by|of)\s+(?P<rest>(?:which|what)\b.*)$", re.IGNORECASE
 )
@@ -227,7 +228,7 @@ class Reading:
 def read(question: str, linker: EntityIndex) -> Reading:
     """The phrase structure of ``question``; :class:`PhraseError` when it has none."""
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
-    text = _CONTRACTED.sub(lambda m: f"{m.group(1)} is", text)  # "What's the gene …"
+    text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
     # "In which diseases is X seen" → "which diseases is X seen in"
@@ -465,7 +466,7 @@ class _Tagger:
             while end < len(self.tokens) and self.taken[end] is None:
                 end += 1
             mention = self.span(i, end)
-            if self._absorbed(i, end) or self._elided(i, end):
+            if self._absorbed(i, end) or self._elided(i, end) or self._shared_head(i, end):
                 i = end
                 continue
             linked = self.linker.link(mention, k=5, fuzzy="fallback")
@@ -509,6 +510,30 @@ class _Tagger:
         # the tag says the whole name, so whoever links it again links the member
         self._take(Tag("entity", joined, start, end, entities=entities))
         return True
+
+    def _shared_head(self, start: int, end: int) -> bool:
+        """Words before a conjunction that share the next name's head noun ("focal or
+        generalized dystonia", "juvenile and adult-onset …"): the words in place of the
+        name's first words name an entity."""
+        conjunction = self.taken[end] if end < len(self.tokens) else None
+        named = self.taken[end + 1] if end + 1 < len(self.tokens) else None
+        if (
+            conjunction is None
+            or conjunction.kind != "conj"
+            or conjunction.text == ","
+            or named is None
+            or named.kind != "entity"
+            or named.fuzzy
+        ):
+            return False
+        words, head = self.span(start, end), named.text.split()
+        for dropped in range(1, len(head)):
+            joined = f"{words} {' '.join(head[dropped:])}"
+            entities = self.linker.lookup(joined)
+            if entities:
+                self._take(Tag("entity", joined, start, end, entities=entities))
+                return True
+        return False
 
     def _absorbed(self, start: int, end: int) -> bool:
         """Words next to a name that narrow it ("classic PSP", "early-onset AD"): the
@@ -830,7 +855,9 @@ class _Parser:
             if said == ",":
                 phrase.joiners.append(",")  # "X, Y or Z": the comma takes the last word
             else:
-                joiner = "or" if repeated or re.search(r"\bor\b", said) else "and"
+                # "of X and of Y" lists the answers of each; "in X as well as in Y" asks both
+                either = repeated and "as well as" not in said
+                joiner = "or" if either or re.search(r"\bor\b", said) else "and"
                 commas = len(phrase.joiners) - len(list(itertools.takewhile(
                     lambda j: j == ",", reversed(phrase.joiners))))  # fmt: skip
                 phrase.joiners[commas:] = [joiner] * (len(phrase.joiners) - commas)

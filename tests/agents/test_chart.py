@@ -33,6 +33,8 @@ def index() -> EntityIndex:
             Node("D:EOAD", "disease", "Alzheimer disease, early-onset"),
             Node("H:TREMOR", "phenotype", "Resting tremor"),
             Node("H:DYSTONIA", "phenotype", "Dystonia"),
+            Node("H:FOCAL", "phenotype", "Focal dystonia"),
+            Node("H:GENERALIZED", "phenotype", "Generalized dystonia"),
         ]
     )
     store.add_edges(
@@ -146,6 +148,15 @@ def shape(phrase: Phrase) -> object:
             "Which diseases involve SNCA",
             ("diseases", [("involve", False, ["SNCA"])]),
         ),
+        # "as well as in" asks for both; a head noun shared across "or"
+        (
+            "Which genes are implicated in Parkinson disease 7 as well as in Parkinson disease",
+            ("genes", [("implicated in", False, ["Parkinson disease 7", "Parkinson disease"])]),
+        ),
+        (
+            "whats a subtype of focal or generalized dystonia",
+            (None, [("subtype of", False, ["focal dystonia", "generalized dystonia"])]),
+        ),
         # a word next to a name that narrows it joins the name
         (
             "phenotypes of classic PSP or of Parkinson disease",
@@ -189,6 +200,13 @@ def test_a_family_member_named_by_its_number_alone_is_that_member(index: EntityI
     assert argument.clauses[0].argument.joiners == ["or", "or"]
     argument = read("phenotypes of Parkinson disease, Alzheimer disease", index).answer
     assert argument.clauses[0].argument.joiners == ["and"]
+
+
+def test_joiners_of_repeated_prepositions(index: EntityIndex) -> None:
+    both = read("genes implicated in Parkinson disease 7 as well as in Alzheimer disease", index)
+    either = read("phenotypes of Parkinson disease 7 and of Alzheimer disease", index)
+    assert both.answer.clauses[0].argument.joiners == ["and"]
+    assert either.answer.clauses[0].argument.joiners == ["or"]
 
 
 def test_a_yes_no_question_has_a_candidate(index: EntityIndex) -> None:
