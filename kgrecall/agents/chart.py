@@ -104,7 +104,14 @@ _PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
     for name, relation in RELATIONS.items()
     for phrase, hint in relation.question_phrases
 ]
-_HYPHEN_RELATION = re.compile(r"^(?P<name>.+?)-(?P<verb>associated|linked|related)$", re.I)
+#: The relation (and its direction from the name) of "SNCA-associated", "SHH-binding".
+_HYPHEN_VERBS: dict[str, tuple[str, Hint]] = {
+    "associated": ("associated_with", None),
+    "linked": ("associated_with", None),
+    "related": ("associated_with", None),
+    "binding": ("interacts_with", "forward"),
+}
+_HYPHEN_RELATION = re.compile(r"^(?P<name>.+?)-(?P<verb>associated|linked|related|binding)$", re.I)
 _FILLER_PHRASES = re.compile(
     r"(?:(?:have|has) been|(?:known|reported|thought|believed|said) to(?: be)?|in common|"
     r"one of(?: the)?|among(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|"
@@ -370,8 +377,10 @@ class _Tagger:
         for i, (start, end) in enumerate(self.tokens):
             if self.text[start:end].startswith("-"):  # the verb of "SNCA-associated"
                 verb = self.text[start + 1 : end].lower()
-                if verb in ("associated", "linked", "related"):
-                    tag = Tag("relation", verb, i, i + 1, relation="associated_with", hyphen=True)
+                if verb in _HYPHEN_VERBS:
+                    relation, hint = _HYPHEN_VERBS[verb]
+                    tag = Tag("relation", verb, i, i + 1, relation=relation, hint=hint,
+                              hyphen=True)  # fmt: skip
                     found.append((i, i + 1, -1, tag))
         # entity names may hold joints ("Abnormality of the retina"): those are kept back
         # until the entities are found; registry phrases of two or more words go first

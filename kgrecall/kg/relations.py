@@ -117,7 +117,7 @@ _DEFINITIONS = [
         verb="encodes",
         question_phrases=(
             (r"(?:are |is )?encoded by|(?:that |which )?encode(?:s)?|encoding|products? of|"
-             r"translated from", None),
+             r"translated from|(?:that |which )?cod(?:e|es|ing) for", None),
         ),
         examples=("encodes", "encoded by", "gene product of"),
         directed_claims=True,
@@ -181,7 +181,9 @@ _DEFINITIONS = [
         "part_of",
         "ontology part_of",
         verb="is part of",
-        question_phrases=((r"(?:parts?|components?) of", "inverse"),),
+        question_phrases=(
+            (r"(?:parts?|components?|component process(?:es)?|subprocess(?:es)?) of", "inverse"),
+        ),
         examples=("part of", "component of"),
         directed_claims=True,
     ),

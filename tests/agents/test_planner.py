@@ -362,6 +362,13 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             "What receptors do the ligands of RET bind?",
             project("interacts_with", project("interacts_with", entity(RET), True)),
         ),
+        # hyphenated binding, parts of a process, "code for"
+        ("Which SHH-binding receptors are there?",
+         project("interacts_with", entity("uniprot:Q15465"))),
+        ("What are the component processes of synaptic vesicle exocytosis?",
+         project("part_of", entity("GO:0016079"), True)),
+        ("Which genes code for alpha-synuclein?",
+         project("encodes", entity("uniprot:P37840"), True)),
         # a plural category name opening the question is the answers' type (with a note)
         ("Which dystonias are associated with TOR1A?",
          project("associated_with", entity("NCBIGene:1861"))),
