@@ -114,7 +114,7 @@ CUE_WINDOW = 3
 _GENE_TYPES = frozenset({"gene", "protein"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
-MAX_NAME_WORDS = 8
+MAX_NAME_WORDS = 12
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6
 
@@ -293,6 +293,7 @@ class EntityExtractor:
                 continue
             width, entity_id, alternatives = match
             start, end = tokens[position].start(), tokens[position + width - 1].end()
+            sentences.named(start, index.type_of(entity_id))
             mentions.append(
                 EntityMention(
                     text=text[start:end],
@@ -343,8 +344,12 @@ class EntityExtractor:
             if chosen is not None and _bare_abbreviation(phrase, chosen):
                 # "PD", "TBP", "ALS" undefined in the text: a cue for the entity's kind in
                 # the sentence ("TBP was added as a plasticiser" has none)
-                cue = _GENE_CUE if chosen.type in _GENE_TYPES else _DISEASE_CUE
-                if not sentences.has(start, cue):
+                gene = chosen.type in _GENE_TYPES
+                cue = _GENE_CUE if gene else _DISEASE_CUE
+                # in a table row, a name of the other kind in an earlier cell is the cue
+                # ("| SOD1 | ALS | 12 % |", "| Dejerine-Sottas neuropathy | PRX |")
+                other = _CLINICAL_TYPES if gene else _GENE_TYPES
+                if not (sentences.has(start, cue) or sentences.row_names(start, other)):
                     chosen = None
             if chosen is None:
                 return None
@@ -396,6 +401,19 @@ class _Sentences:
         self.text = text
         self._ends = [m.end() for m in self._END.finditer(text)] + [len(text)]
         self._found: dict[tuple[int, str], bool] = {}
+        #: the node types named so far in each sentence that is a table row
+        self._row_types: dict[int, set[str]] = {}
+
+    def named(self, position: int, node_type: str) -> None:
+        """Note an entity of ``node_type`` named at ``position`` (kept for table rows)."""
+        number = bisect_left(self._ends, position + 1)
+        start = self._ends[number - 1] if number else 0
+        if "|" in self.text[start : self._ends[number]]:
+            self._row_types.setdefault(number, set()).add(node_type)
+
+    def row_names(self, position: int, node_types: frozenset[str]) -> bool:
+        """Whether the table row holding ``position`` named an entity of these types before."""
+        return bool(self._row_types.get(bisect_left(self._ends, position + 1), set()) & node_types)
 
     def has(self, position: int, cue: re.Pattern[str]) -> bool:
         """Whether the sentence holding ``position`` has a word matching ``cue``."""

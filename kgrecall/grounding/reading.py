@@ -87,6 +87,8 @@ _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
 _ASIDE = re.compile(r",\s+(?:\w+(?:ed|en)\b|an?\b|the\b|also\b|particularly\b|especially\b)")
 #: What may stand between the mentions of a cell that lists terms: "stress, alcohol".
 _CELL_GLUE = re.compile(r"[\s,;/&]*(?:\b(?:and|or)\b[\s,;/&]*)*", re.IGNORECASE)
+#: After an object list: its items go one each with the subjects'.
+_RESPECTIVELY = re.compile(r"\W*respectively\b", re.IGNORECASE)
 #: An aside that restates the mention before it: ", a dominant ataxia with chorea".
 _APPOSITION = re.compile(r",\s+(?:an?|the)\b")
 #: A second verb phrase sharing the first one's subject: "… caused by Y and features Z".
@@ -168,14 +170,19 @@ def read_assertions(
             since = max(clause.start, spans[before][1] if before >= 0 else 0)
             passive = _PASSIVE_BY.search(text, since, spans[objects[0]][0])
             negated = _negated(clause, spans[objects[-1]][1])
-            for subject in subjects:
-                for obj in objects:
-                    if subject != obj and (subject, obj, relations) not in seen:
-                        seen.add((subject, obj, relations))
-                        found.append(
-                            Assertion(subject, obj, relations, inverse != bool(passive), negated)
-                        )
-                        covered.update((subject, obj))
+            if len(subjects) == len(objects) > 1 and _RESPECTIVELY.match(
+                text, spans[objects[-1]][1], clause.end
+            ):  # "ATG5 and ATG7 cause SCAR25 and SCAR31 respectively": one each
+                pairs = list(zip(subjects, objects, strict=True))
+            else:
+                pairs = [(subject, obj) for subject in subjects for obj in objects]
+            for subject, obj in pairs:
+                if subject != obj and (subject, obj, relations) not in seen:
+                    seen.add((subject, obj, relations))
+                    found.append(
+                        Assertion(subject, obj, relations, inverse != bool(passive), negated)
+                    )
+                    covered.update((subject, obj))
     # Mentions no predicate reaches: a co-mention with the neighbour before (else after).
     ends = [clause.end for clause in clauses]
     # a weak mention that opens the claim is its subject: it must not be dropped ("Levodopa
@@ -195,10 +202,13 @@ def read_assertions(
         # a term outside the KG that the sentence goes on to say something about ("…, and the
         # ΔGAG deletion accounts for most cases") is part of the claim about its subject
         for index in sorted(weak):
-            if index not in covered and index != 0 and (0, index, frozenset()) not in seen:
-                seen.add((0, index, frozenset()))
-                clause = clauses[min(bisect_left(ends, spans[index][1]), len(clauses) - 1)]
-                found.append(Assertion(0, index, negated=_negated(clause, spans[index][1])))
+            if index in covered or index == 0 or (0, index, frozenset()) in seen:
+                continue
+            clause = clauses[min(bisect_left(ends, spans[index][1]), len(clauses) - 1)]
+            if clause.kind == "apposition":
+                continue  # a word describing a name ("Vici syndrome, a disorder of …")
+            seen.add((0, index, frozenset()))
+            found.append(Assertion(0, index, negated=_negated(clause, spans[index][1])))
     partners = _co_mention_partners(text, spans, strong, row)
     for index in strong:
         if index in covered or index not in partners:

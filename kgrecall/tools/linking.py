@@ -178,6 +178,10 @@ class EntityIndex:
             raise KGError(f"no entity {entity_id!r} in the index")
         return tuple(self._names[position])
 
+    def type_of(self, entity_id: str) -> str:
+        """The entity's node type."""
+        return str(self._types[self._position[entity_id]])
+
     def degree(self, entity_id: str) -> int:
         """The entity's number of KG edges (the prior acronyms and ties are resolved by)."""
         return int(self._degree[self._position[entity_id]])

@@ -106,6 +106,21 @@ def test_a_list_is_not_read_as_one_name_without_its_comma(extractor: EntityExtra
     }
 
 
+def test_a_bare_abbreviation_in_a_table_row_is_cued_by_the_other_cells(
+    extractor: EntityExtractor,
+) -> None:
+    # no cue word in a row: a gene in an earlier cell cues a disease abbreviation after it
+    assert ids(extractor, "| SOD1 | ALS | about 12% |").get("ALS") is not None
+    assert "ALS" not in ids(extractor, "| Aim | ALS | about 12% |")
+
+
+def test_long_names_are_found_whole(extractor: EntityExtractor) -> None:
+    text = (
+        "VCP causes inclusion body myopathy with Paget disease of bone and frontotemporal dementia."
+    )
+    assert ids(extractor, text)[text[11:-1]] == "ORPHA:52430"
+
+
 def test_a_short_form_means_what_the_text_defines(extractor: EntityExtractor) -> None:
     assert "PD" not in ids(extractor, "Peritoneal dialysis (PD) was started; PD ran well.")
     defined = ids(extractor, "Parkinson disease (PD) is common. Many PD patients fall.")

@@ -194,3 +194,17 @@ def test_table_rows_pair_terms_outside_the_kg_with_their_first_cell() -> None:
     spans = [(2, 14), (17, 23), (49, 54)]
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
     assert pairs == [(0, 1)]
+
+
+def test_respectively_pairs_the_lists_one_each() -> None:
+    assert read("[ATG5] and [ATG7] cause [SCAR25] and [SCAR31] respectively.") == [
+        ("ATG5", "SCAR25", "associated_with", False, False),
+        ("ATG7", "SCAR31", "associated_with", False, False),
+    ]
+
+
+def test_a_term_outside_the_kg_describing_an_apposition_is_no_claim() -> None:
+    text = "XXXX loss causes XXXXXXXXXXXXX, a disorder of defective XXXXXXXXXXXX clearance."
+    spans = [(m.start(), m.end()) for m in re.finditer("X+", text)]
+    pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
+    assert pairs == [(0, 1)]
