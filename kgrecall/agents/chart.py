@@ -125,6 +125,23 @@ _CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b|\b(what)s\b", re.IG
 _FRONTED = re.compile(
     r"^(?P<joint>in|for|with|to|from|by|of)\s+(?P<rest>(?:which|what)\b.*)$", re.IGNORECASE
 )
+#: What two things may share in a question: "shares genes with", "sharing a phenotype with".
+_SHARED_NOUNS = r"(?:genes?|phenotypes?|symptoms?|features?|receptors?|ligands?|diseases?)"
+_SHARES_WITH_WHICH = re.compile(
+    rf"^(?P<x>.+?)\s+shares?\s+(?:an?\s+|any\s+)?(?P<via>{_SHARED_NOUNS})\s+with\s+"
+    r"(?P<rest>(?:which|what)\b.*)$",
+    re.IGNORECASE,
+)
+_SHARING = re.compile(
+    rf"\b(?P<answers>\w+)\s+(?:that\s+)?shar(?:e|es|ing)\s+(?:an?\s+|any\s+)?"
+    rf"(?P<via>{_SHARED_NOUNS})\s+with\s+",
+    re.IGNORECASE,
+)
+#: "Of the disorders …, which are …", "Among the genes of …, which ones have …".
+_PARTITIVE = re.compile(
+    r"^(?:of|among)\s+the\s+(?P<group>[^,]+),\s*(?:which|what)(?:\s+ones)?\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
 #: A topic put first, then the question about it: "Huntingtin: which disorders is it …".
 _TOPIC = re.compile(r"^(?P<topic>[^:;–—]+?)\s*(?::|\s[-–—]\s)\s*(?P<rest>\S.*)$")
 _PRONOUN = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
@@ -241,6 +258,8 @@ def read(question: str, linker: EntityIndex) -> Reading:
     # "In which diseases is X seen" → "which diseases is X seen in"
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
     text = _resolved(text)
+    text = _shared(text)
+    text = _PARTITIVE.sub(lambda m: f"which {m.group('group')} {m.group('rest')}", text)
     tags = _Tagger(text, linker).tags()
     unknown = [t.text for t in tags if t.kind == "unknown"]
     if unknown:
@@ -268,6 +287,24 @@ def _resolved(text: str) -> str:
     if _PRONOUN.search(rest):
         return _PRONOUN.sub(topic, rest, count=1)
     return text
+
+
+def _shared(text: str) -> str:
+    """Sharing read as a chain through what is shared: "X shares genes with which
+    disorders" → "which disorders of the genes of X"; "the disorders sharing a gene with X" →
+    "the disorders of the genes of X" (the joint "of" takes the KG's relation between the
+    types)."""
+    asked = _SHARES_WITH_WHICH.match(text)
+    if asked is not None:
+        via = _plural(asked.group("via"))
+        return f"{asked.group('rest')} of the {via} of {asked.group('x')}"
+    return _SHARING.sub(
+        lambda m: f"{m.group('answers')} of the {_plural(m.group('via'))} of ", text
+    )
+
+
+def _plural(noun: str) -> str:
+    return noun if noun.endswith("s") else f"{noun}s"
 
 
 def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]]:

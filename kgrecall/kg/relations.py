@@ -169,7 +169,8 @@ _DEFINITIONS = [
         question_phrases=(
             (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?|"
              r"descendants?|narrower terms?) of|(?:are |is )?(?:more specific|narrower) than|"
-             r"falls? (?:under|into|within)|belongs? to", "inverse"),
+             r"falls? (?:under|into|within)|belongs? to|"
+             r"(?:are |is )?(?:classed|classified|categori[sz]ed) (?:as|under)", "inverse"),
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
              r"(?: disease| phenotype)?(?: terms?| classes?| categories| groups?)? of|"
              r"(?:are |is )?(?:more general|broader|less specific) than", "forward"),

@@ -362,6 +362,17 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             "What receptors do the ligands of RET bind?",
             project("interacts_with", project("interacts_with", entity(RET), True)),
         ),
+        # sharing as a chain through what is shared; "Of the …, which are …"; "classed as"
+        ("Dravet syndrome shares genes with which other disorders?",
+         project("associated_with", project("associated_with", entity("ORPHA:33069"), True))),
+        ("Which diseases are classified as ataxias?",
+         project("subclass_of", entity("MONDO:0000437"), True)),
+        ("Of the disorders sharing a gene with Dravet syndrome, which are classed as monogenic "
+         "epilepsies?",
+         {"op": "intersect", "inputs": [
+             project("associated_with", project("associated_with", entity("ORPHA:33069"), True)),
+             project("subclass_of", entity("MONDO:0015653"), True),
+         ]}),
         # hyphenated binding, parts of a process, "code for"
         ("Which SHH-binding receptors are there?",
          project("interacts_with", entity("uniprot:Q15465"))),
