@@ -190,10 +190,9 @@ def read_assertions(
     row = "|" in text
     # a table row's cells each describe its first cell, a term outside the KG included when
     # it is what its cell holds ("| stress, alcohol |"), not a word of a description
+    filled = _filling_cells(text, spans) if row else set()
     strong = [
-        index
-        for index in range(len(spans))
-        if index not in weak or index == 0 or (row and _fills_cell(text, spans, index))
+        index for index in range(len(spans)) if index not in weak or index == 0 or index in filled
     ]
     if covered and not row:
         # beside asserted pairs, the mentions left over pair only with each other ("X is
@@ -223,18 +222,21 @@ def read_assertions(
     return found
 
 
-def _fills_cell(text: str, spans: Sequence[tuple[int, int]], index: int) -> bool:
-    """Whether the table cell holding mention ``index`` holds only mentions and joiners."""
-    start, end = spans[index]
-    left, right = text.rfind("|", 0, start) + 1, text.find("|", end)
-    right = len(text) if right < 0 else right
-    position, between = left, []
-    for other_start, other_end in spans:
-        if left <= other_start and other_end <= right:
-            between.append(text[position:other_start])
-            position = other_end
-    between.append(text[position:right])
-    return all(_CELL_GLUE.fullmatch(piece) for piece in between)
+def _filling_cells(text: str, spans: Sequence[tuple[int, int]]) -> set[int]:
+    """The mentions of a table row whose cell holds only mentions and joiners (one pass)."""
+    pipes = [position for position, character in enumerate(text) if character == "|"]
+    cells: dict[int, list[int]] = {}
+    for index, (start, _) in enumerate(spans):
+        cells.setdefault(bisect_left(pipes, start), []).append(index)
+    filled: set[int] = set()
+    for cell, members in cells.items():
+        left = pipes[cell - 1] + 1 if cell > 0 else 0
+        right = pipes[cell] if cell < len(pipes) else len(text)
+        ends = [left] + [spans[i][1] for i in members]
+        starts = [spans[i][0] for i in members] + [right]
+        if all(_CELL_GLUE.fullmatch(text, a, b) for a, b in zip(ends, starts, strict=True)):
+            filled.update(members)
+    return filled
 
 
 def _co_mention_partners(
