@@ -272,6 +272,9 @@ class EntityIndex:
         match = _GENE_QUALIFIED.match(mention.strip())
         if match is None:
             return []
+        rest = fold(match.group("rest")).split()
+        if rest[-1] in FILLERS:  # "PLA2G6-associated neurodegeneration with": no name ends so
+            return []
         genes = self._tiered(match.group("gene"), {"gene"})
         wanted = {w for w in _word_set(match.group("rest")) if w not in FILLERS}
         allowed = self._allowed(node_types)
