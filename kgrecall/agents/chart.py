@@ -111,7 +111,7 @@ _HYPHEN_VERBS: dict[str, tuple[str, Hint]] = {
     "related": ("associated_with", None),
     "binding": ("interacts_with", "forward"),
 }
-_HYPHEN_RELATION = re.compile(r"^(?P<name>.+?)-(?P<verb>associated|linked|related|binding)$", re.I)
+_HYPHEN_RELATION = re.compile(rf"^(?P<name>.+?)-(?P<verb>{'|'.join(_HYPHEN_VERBS)})$", re.I)
 _FILLER_PHRASES = re.compile(
     r"(?:(?:have|has) been|(?:known|reported|thought|believed|said) to(?: be)?|in common|"
     r"one of(?: the)?|among(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|"
@@ -145,6 +145,7 @@ _PARTITIVE = re.compile(
 #: A topic put first, then the question about it: "Huntingtin: which disorders is it …".
 _TOPIC = re.compile(r"^(?P<topic>[^:;–—]+?)\s*(?::|\s[-–—]\s)\s*(?P<rest>\S.*)$")
 _PRONOUN = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
+_POSSESSIVE_PRONOUN = re.compile(r"\b(?:their|its)\s+(\w[\w-]*)", re.IGNORECASE)
 #: Where a question names the KG it asks: "In GO, …", "According to the Gene Ontology, …".
 _CONTEXT = re.compile(
     r"^(?:in|within|according to|per)\s+(?:the\s+)?(?:GO|gene ontology|HPO|KG|knowledge graph)"
@@ -281,11 +282,10 @@ def _resolved(text: str) -> str:
     if match is None:
         return text
     topic, rest = match.group("topic").strip(), match.group("rest")
-    possessive = re.compile(r"\b(?:their|its)\s+(\w[\w-]*)", re.IGNORECASE)
-    if possessive.search(rest):
-        return possessive.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
+    if _POSSESSIVE_PRONOUN.search(rest):
+        return _POSSESSIVE_PRONOUN.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
     if _PRONOUN.search(rest):
-        return _PRONOUN.sub(topic, rest, count=1)
+        return _PRONOUN.sub(lambda _: topic, rest, count=1)  # the topic's text as it is
     return text
 
 

@@ -209,8 +209,9 @@ class EntityIndex:
     def _expanded(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "Behavioural-variant FTD": a name written with an abbreviation in it → the entity
         named when the abbreviation's long form stands in its place ("Behavioral variant of
-        frontotemporal dementia"), at the acronym tier's score. Only an abbreviation of one
-        clinical entity or GO term (not a gene symbol, not an ambiguous acronym) is expanded,
+        frontotemporal dementia"), at the acronym tier's score. Only a name or synonym of a
+        clinical entity or GO term is expanded (never a gene symbol), into its long forms whose
+        letters it spells — none when they are more than ``_MAX_LONG_FORMS`` different ones —
         and the result must match by name, normalised form or word order."""
         words = _WORD_BREAK.split(mention.strip())
         if len(words) < 2:
@@ -273,7 +274,7 @@ class EntityIndex:
         if match is None:
             return []
         rest = fold(match.group("rest")).split()
-        if rest[-1] in FILLERS:  # "PLA2G6-associated neurodegeneration with": no name ends so
+        if not rest or rest[-1] in FILLERS:  # "… neurodegeneration with": no name ends so
             return []
         genes = self._tiered(match.group("gene"), {"gene"})
         wanted = {w for w in _word_set(match.group("rest")) if w not in FILLERS}

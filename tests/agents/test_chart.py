@@ -222,6 +222,8 @@ def test_a_yes_no_question_has_a_candidate(index: EntityIndex) -> None:
         ("Which genes are blamed for Parkinson disease", "could not read 'blamed'"),
         ("On which chromosome is SNCA located", "could not read 'On', 'chromosome'"),
         ("Which genes are associated with", "expected an entity or a type word at the end"),
+        # a topic put first is read in the pronoun's place as written, backslashes included
+        ("X\\1: which diseases is it linked to", r"could not read 'X\\\\1'"),
     ],
 )
 def test_unreadable_questions_name_what_is_missing(

@@ -73,6 +73,7 @@ def best(index: EntityIndex, mention: str, **kwargs: object) -> tuple[str, str] 
         ("TOR1A-related dystonia", "D:DYT1", "gene_qualified"),  # the gene's disease
         ("SORT1-related dystonia", None, None),  # SORT1 has no such disease
         ("TOR1A-related dystonia with", None, None),  # a name does not end on "with"
+        ("TOR1A-related ...", None, None),  # nothing after the qualifier but punctuation
         ("alpha-synuclein", "G:SNCA", "word_order"),  # "synuclein alpha"
         ("sortilin", "G:SORT1", "word_order"),  # "sortilin 1"
         ("DJ1", None, None),
