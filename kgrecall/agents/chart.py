@@ -173,6 +173,8 @@ _WORD_KINDS: dict[str, Kind] = {
 }  # fmt: skip
 _TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
+#: "the APP gene's product" is "the APP gene product"
+_GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
 
 NOUNS = ("entity", "type")
 
@@ -254,6 +256,7 @@ def read(question: str, linker: EntityIndex) -> Reading:
     """The phrase structure of ``question``; :class:`PhraseError` when it has none."""
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
+    text = _GENE_PRODUCT.sub("gene ", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
     # "In which diseases is X seen" → "which diseases is X seen in"

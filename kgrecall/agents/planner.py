@@ -70,6 +70,7 @@ from kgrecall.tools import (
     QueryNode,
     QueryTree,
     UnionQuery,
+    execute_sets,
     fold,
     parse_query,
     projections,
@@ -771,8 +772,19 @@ class OfflinePlanner:
             raise PlanningError(f"no entity after {relation.phrase!r}")
         return self._project(relation, mention, answer_type)
 
-    def _direction(self, relation: _Relation, answer: str | None, given: str | None) -> bool:
-        """True for inverse: the edge points from the answer to the input."""
+    def _direction(
+        self,
+        relation: _Relation,
+        answer: str | None,
+        given: str | None,
+        inner: QueryNode | None = None,
+    ) -> bool:
+        """True for inverse: the edge points from the answer to the input.
+
+        Where the types allow both ways, a role word ("ligands") decides, then, for a relation
+        whose wording says no direction ("binds": binding is mutual, though the KG stores each
+        ligand–receptor pair one way), the way most of the ``inner`` entities' edges go (a
+        ligand's to its receptors), then the wording."""
         signatures = self.signatures.get(relation.name, set())
         forward = any(
             (given is None or h == given) and (answer is None or t == answer) for h, t in signatures
@@ -781,6 +793,10 @@ class OfflinePlanner:
             (given is None or t == given) and (answer is None or h == answer) for h, t in signatures
         )
         if forward and inverse:
+            if self.answer_hint is None and inner is not None and _undirected(relation.name):
+                main = self._main_direction(relation.name, inner)
+                if main is not None:
+                    return main
             return (self.answer_hint or relation.hint) == "inverse"
         if forward or inverse:
             return inverse
@@ -791,6 +807,19 @@ class OfflinePlanner:
             + ")"
         )
 
+    def _main_direction(self, relation: str, inner: QueryNode) -> bool | None:
+        """The direction (inverse or not) in which ``inner``'s entities have most ``relation``
+        edges — more than twice as many as the other way — else None."""
+        sources = sorted(execute_sets(self.store, inner)[0])
+        forward, inverse = (
+            len(self.store.hop_edges(sources, relation, inverse=way)) for way in (False, True)
+        )
+        if forward > 2 * inverse:
+            return False
+        if inverse > 2 * forward:
+            return True
+        return None
+
     def _project_node(
         self,
         relation: _Relation,
@@ -799,12 +828,12 @@ class OfflinePlanner:
         answer_type: str | None,
     ) -> QueryNode:
         try:
-            inverse = self._direction(relation, answer_type, inner_type)
+            inverse = self._direction(relation, answer_type, inner_type, inner)
         except PlanningError:
             # "phenotypes associated with ATP7B": the wording's relation cannot join these
             # types, the one relation that can is meant
             relation = self._by_signature(relation, answer_type, inner_type)
-            inverse = self._direction(relation, answer_type, inner_type)
+            inverse = self._direction(relation, answer_type, inner_type, inner)
         self.relations.append(
             RelationLink(
                 phrase=relation.phrase,
@@ -1116,6 +1145,12 @@ def _anchor_first(text: str) -> str:
         f"{match.group('wh')} {match.group('rest')} {aux} {match.group('subject')} "
         f"{match.group('verb')}"
     )
+
+
+def _undirected(relation: str) -> bool:
+    """Whether the registry says ``relation`` claims no direction (binding, co-occurrence)."""
+    known = RELATIONS.get(relation)
+    return known is not None and not known.directed_claims
 
 
 def _combine(children: list[QueryNode], separators: list[str]) -> QueryNode:

@@ -101,6 +101,23 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
         # ligands are the heads of ligand → receptor edges, receptors the tails
         ("Which receptors does GDNF bind?", project("interacts_with", entity(GDNF)), "lexicon"),
         ("What ligands bind RET?", project("interacts_with", entity(RET), inverse=True), "lexicon"),
+        # no role word: binding is mutual; the way most of the protein's edges go says whether
+        # it is asked about as a ligand (netrin-1: 9 out, 0 in) or a receptor (SORL1: 1 / 7)
+        (
+            "What does netrin-1 bind?",
+            project("interacts_with", entity("uniprot:O95631")),
+            "lexicon",
+        ),
+        (
+            "Which proteins does SORL1 bind?",
+            project("interacts_with", entity("uniprot:Q92673"), inverse=True),
+            "lexicon",
+        ),
+        (
+            "What does the APP gene's product bind?",
+            project("interacts_with", entity("uniprot:P05067")),
+            "lexicon",
+        ),
         # a possessive ligand / receptor word: the protein's partners, not what its gene encodes
         ("What is GDNF's receptor?", project("interacts_with", entity(GDNF)), "signature"),
         # relation wordings of the registry beyond "associated with" / "subtypes of"
