@@ -172,6 +172,10 @@ _WORD_KINDS: dict[str, Kind] = {
         "filler"),
 }  # fmt: skip
 _TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
+#: Fillers that make a subject list joint: "do apoE and APP both bind".
+_TOGETHER = frozenset({"both", "together", "alike", "in common"})
+#: Relation words that make a subject list joint: "which gene do SCA2 and ALS share".
+_JOINT_RELATIONS = ("share", "common")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 #: "the APP gene's product" is "the APP gene product"
 _GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
@@ -227,6 +231,9 @@ class Clause:
     argument: Phrase
     subject: bool = False
     joiner: str = "and"
+    #: a subject list said with "both", "together", "alike" or "in common" ("do A and B both
+    #: bind", "do A and B have in common")
+    together: bool = False
 
 
 @dataclass(slots=True)
@@ -264,16 +271,28 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text = _resolved(text)
     text = _shared(text)
     text = _PARTITIVE.sub(lambda m: f"which {m.group('group')} {m.group('rest')}", text)
-    tags = _Tagger(text, linker).tags()
+    tagger = _Tagger(text, linker)
+    tags = tagger.tags()
     unknown = [t.text for t in tags if t.kind == "unknown"]
     if unknown:
         raise PhraseError(UNREAD + ", ".join(repr(u) for u in unknown))
     guessed = [t.text for t in tags if t.kind == "entity" and t.fuzzy]
-    parser = _Parser(tags)
+    parser = _Parser(tags, tagger.together)
     reading = parser.question()
+    if reading.candidate is None:
+        _each_subject(reading.answer)
     reading.guessed, reading.corrected = guessed, corrected
     reading.broadened = parser.broadened
     return reading
+
+
+def _each_subject(answer: Phrase) -> None:
+    """ "What phenotypes do PINK1 and DJ-1 have": what each has (a union); "both" (or a
+    yes/no question: "Do A and B cause X") asks for what they have together."""
+    for clause in answer.clauses:
+        mentions = clause.argument.mentions
+        if clause.subject and not clause.together and len(mentions) > 1:
+            clause.argument.joiners = ["or" if j == "and" else j for j in clause.argument.joiners]
 
 
 def _resolved(text: str) -> str:
@@ -373,6 +392,9 @@ class _Tagger:
         for tag in self.taken:
             if tag is not None and (not tags or tags[-1] is not tag):
                 tags.append(tag)
+        self.together = {
+            t.start for t in tags if t.kind == "filler" and t.text.lower() in _TOGETHER
+        }
         return [t for t in tags if t.kind != "filler"]
 
     def _free(self, start: int, end: int) -> bool:
@@ -653,8 +675,10 @@ _STOP = frozenset(
 class _Parser:
     """Recursive descent over the tags (see the module docstring for the grammar)."""
 
-    def __init__(self, tags: list[Tag]) -> None:
+    def __init__(self, tags: list[Tag], together: set[int]) -> None:
         self.tags = tags
+        #: token positions of "both", "in common", … (fillers, not among the tags)
+        self.together = together
         self.at = 0
         #: plural category names read as the answers' type: (words, node type)
         self.broadened: list[tuple[str, str]] = []
@@ -859,7 +883,11 @@ class _Parser:
         if relation is None or relation.kind != "relation":
             raise self.fail("a relation phrase after the subject")
         self.at += 1
-        return Clause(relation, argument, subject=True)
+        together = relation.text.lower().startswith(_JOINT_RELATIONS) or any(
+            at >= tag.start
+            for at in self.together  # "… have in common"
+        )
+        return Clause(relation, argument, subject=True, together=together)
 
     def _role(self, ahead: int) -> bool:
         """Whether a ligand / receptor word and a bare joint come ``ahead`` ("receptors for")."""

@@ -217,6 +217,18 @@ def test_what_anchors_have_in_common_is_an_intersection(
     assert {r.method for r in plan.relations} == {method}
 
 
+def test_what_anchors_each_have_is_a_union(service: QueryService) -> None:
+    # no "both", "in common" or "share": what each of them has
+    planner = service.resources("demo").planner
+    plan = planner.plan("What phenotypes do SNCA and DJ-1 have?")
+    assert plan.query.model_dump() == {
+        "op": "union",
+        "inputs": [project("has_phenotype", entity(a)) for a in (SNCA, DJ1)],
+    }
+    shared = planner.plan("Which genes do SCA2 and ALS share?").query.model_dump()
+    assert shared["op"] == "intersect"
+
+
 def test_a_hyphenated_relation_adjective_reads_as_its_relation(service: QueryService) -> None:
     planner = service.resources("demo").planner
     assert planner.plan("List SNCA-associated diseases").query.model_dump() == project(
