@@ -35,6 +35,7 @@ The reading is heuristic and linear in the sentence's length.
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_left
 from collections.abc import Collection, Sequence
@@ -76,7 +77,8 @@ _PASSIVE_BY = re.compile(
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|\((?=[^)]*\))|\)"
     r"|,?\s+\b(?:but|whereas|although|though|while|however|yet|so|because|since)\b"
-    r"|,\s+(?:and|or)\s+(?=\w+\s+(?:is|are|was|were|may|might|can|could|has|have|had|"
+    r"|,\s+(?:and|or)\s+(?=(?:X+(?:\s*,\s*|\s+(?:and|or)\s+))*\w+\s+"
+    r"(?:is|are|was|were|may|might|can|could|has|have|had|"
     r"does|do|did|shows?|causes?|presents?)\b)"
     # a gapped clause: ", and [CHCHD10] with [FTD-MND]" repeats the verb of the one before
     r"|,\s+(?:and|or)\s+(?=X+\s+(?:with|to|in|for|as|by)\s+X)",
@@ -111,6 +113,14 @@ _CONJUNCTION = re.compile(r"\b(?:and|or|plus|as well as)\b|[/&]", re.IGNORECASE)
 
 #: After a list's last mention: more items follow ("…, epilepsy and progressive decline").
 _LIST_GOES_ON = re.compile(r"\s*,?\s+(?:and|or)\b", re.IGNORECASE)
+
+#: Between two mentions, says they are not related: "HSPB1 gives CMT2F, while GARS gives
+#: CMT2D", "myoclonic tremor, often misdiagnosed as essential tremor".
+_CONTRAST = re.compile(
+    r"\b(?:but|whereas|while|although|though|unlike|in contrast|misdiagnos\w*|mistaken for|"
+    r"confused with|distinguish\w*|differential)\b",
+    re.IGNORECASE,
+)
 
 #: Longest coordinated run of subjects or objects one predicate takes ("binds A, B and C").
 MAX_RUN = 32
@@ -208,7 +218,9 @@ def read_assertions(
                 continue  # a word describing a name ("Vici syndrome, a disorder of …")
             seen.add((0, index, frozenset()))
             found.append(Assertion(0, index, negated=_negated(clause, spans[index][1])))
-    partners = _co_mention_partners(text, spans, strong, row)
+    partners: dict[int, int] = {}
+    for side in [strong] if row else _contrasted(text, spans, strong):
+        partners.update(_co_mention_partners(text, spans, side, row))
     for index in strong:
         if index in covered or index not in partners:
             continue
@@ -237,6 +249,17 @@ def _filling_cells(text: str, spans: Sequence[tuple[int, int]]) -> set[int]:
         if all(_CELL_GLUE.fullmatch(text, a, b) for a, b in zip(ends, starts, strict=True)):
             filled.update(members)
     return filled
+
+
+def _contrasted(text: str, spans: Sequence[tuple[int, int]], indices: list[int]) -> list[list[int]]:
+    """``indices`` (mentions in order) cut where a contrast or a differential diagnosis stands
+    between two of them: the sides are not said to be related."""
+    sides = [indices[:1]]
+    for before, after in itertools.pairwise(indices):
+        if _CONTRAST.search(text, spans[before][1], spans[after][0]):
+            sides.append([])
+        sides[-1].append(after)
+    return sides
 
 
 def _co_mention_partners(

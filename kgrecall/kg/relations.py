@@ -244,7 +244,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
     (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,2}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
-     r"|\b(?:is|are|was|were)\s+(?:[a-z]+ly\s+)?(?:seen|observed|found|reported)\s+in\b"
+     r"|\b(?:is|are|was|were|(?:has|have|had)\s+(?:also\s+)?been)\s+(?:[a-z]+ly\s+|also\s+)?"
+     r"(?:seen|observed|found|reported|described|documented)\s+in\b"
      r"|\boccurs?\s+in\b"
      r"|\bpart of the\b(?=[^.;]{1,80}?\b(?:phenotypes?|spectrum|clinical picture)\b)",
      frozenset({"has_phenotype"}), True),

@@ -208,3 +208,23 @@ def test_a_term_outside_the_kg_describing_an_apposition_is_no_claim() -> None:
     spans = [(m.start(), m.end()) for m in re.finditer("X+", text)]
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
     assert pairs == [(0, 1)]
+
+
+def test_a_contrast_or_a_differential_diagnosis_pairs_nothing_across_it() -> None:
+    assert read("[HSPB1] gives [CMT2F], while [GARS] gives [CMT2D].") == [
+        ("HSPB1", "CMT2F", "", False, False),
+        ("GARS", "CMT2D", "", False, False),
+    ]
+    assert read("[FAME6] shows [myoclonic tremor], often misdiagnosed as [essential tremor].") == [
+        ("FAME6", "myoclonic tremor", "", False, False),
+    ]
+
+
+def test_a_new_clause_may_open_with_a_list_of_subjects() -> None:
+    # "…, and A and B have been reported in X": A and B are no objects of "cause"
+    assert read("[FUS] is the usual cause of [juvenile ALS], and [dystonia] and [chorea] have "
+                "also been reported in [FUS] carriers.") == [
+        ("FUS", "juvenile ALS", "associated_with", False, False),
+        ("dystonia", "FUS", "has_phenotype", True, False),
+        ("chorea", "FUS", "has_phenotype", True, False),
+    ]  # fmt: skip
