@@ -253,7 +253,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      frozenset({"has_phenotype"}), False),
     (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"}), False),
     (r"\bpart of\b", frozenset({"part_of"}), False),
-    (r"\b(associat\w*|linked|cause\w*|implicated|risk)", frozenset({"associated_with"}), False),
+    (r"\b(associat\w*|linked|cause\w*|implicated|risk|mutated in)", frozenset({"associated_with"}),
+     False),
     (r"\bregulat\w*",
      frozenset({"regulates", "positively_regulates", "negatively_regulates"}), False),
     (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"

@@ -115,6 +115,8 @@ class LinkedEntity:
 _NUMBERS_APART = re.compile(r"\d\s+\d")
 #: Node types whose abbreviations are expanded inside a longer name ("Behavioural-variant FTD").
 _EXPANDABLE_TYPES = frozenset({"disease", "phenotype", "go_term"})
+#: Node types named by gene symbols.
+_GENE_TYPES = frozenset({"gene", "protein"})
 #: Where a name is cut into words for abbreviation expansion (spaces and hyphens).
 _WORD_BREAK = re.compile(r"[\s-]+")
 #: Most distinct long forms an abbreviation may have to be expanded.
@@ -385,9 +387,24 @@ class EntityIndex:
             )
             for p, matched in best.items()
         ]
-        # Equal tiers: the better connected entity first (then the id, for a stable order).
-        found.sort(key=lambda e: (-self._degree[self._position[e.id]], e.id))
+        # Equal tiers: the better connected entity first (then the id, for a stable order) —
+        # after a disease when a gene is named only by a former symbol that is the disease's
+        # locus name ("ALS19": ERBB4's previous symbol, and amyotrophic lateral sclerosis 19)
+        found.sort(key=lambda e: (self._locus_alias(e), -self._degree[self._position[e.id]], e.id))
         return found
+
+    def _locus_alias(self, entity: LinkedEntity) -> bool:
+        """Whether a gene or protein is matched by another symbol than its own, one with a
+        digit that a disease of the KG also goes by (a locus name)."""
+        matched = entity.matched or ""
+        if entity.type not in _GENE_TYPES or entity.match != "name" or " " in matched:
+            return False
+        if not any(c.isdigit() for c in matched) or fold(matched) == fold(entity.name):
+            return False
+        return any(
+            str(self._types[position]) == "disease"
+            for position, _ in self._tiers["name"].get(fold(matched), [])
+        )
 
     # -- linking -------------------------------------------------------------------------------
 

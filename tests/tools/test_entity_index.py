@@ -112,6 +112,10 @@ def test_acronyms_go_to_the_dominant_entity_or_stay_ambiguous(index: EntityIndex
 def test_node_types_choose_between_gene_and_disease(index: EntityIndex) -> None:
     assert {e.id for e in index.link("SCA2")} == {"G:ATXN2", "D:SCA2"}
     assert best(index, "SCA2", node_types={"disease"}) == ("D:SCA2", "name")
+    # untyped, a former gene symbol that a disease goes by names the disease (a locus name)
+    assert best(index, "SCA2") == ("D:SCA2", "name")
+    assert best(index, "SCA2", node_types={"gene"}) == ("G:ATXN2", "name")
+    assert best(index, "SNCA") == ("G:SNCA", "name")  # a gene's own symbol stays the gene's
 
 
 def test_minimum_score_refuses_the_nearest_thing(tmp_path: Path) -> None:
