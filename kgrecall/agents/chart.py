@@ -168,7 +168,7 @@ _WORD_KINDS: dict[str, Kind] = {
          "alike", "really", "each", "those", "these", "them", "their", "its", "direct",
          "directly", "broader", "categories", "category", "classes", "groups", "terms", "term",
          "mutations", "mutation", "variants", "variant", "various", "other", "causative",
-         "clinical"),
+         "clinical", "kinase"),
         "filler"),
 }  # fmt: skip
 _TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
@@ -177,6 +177,8 @@ _TOGETHER = frozenset({"both", "together", "alike", "in common"})
 #: Relation words that make a subject list joint: "which gene do SCA2 and ALS share".
 _JOINT_RELATIONS = ("share", "common")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
+#: "What diseases has LRRK2 been implicated in" asks "… is LRRK2 implicated in"
+_PERFECT = re.compile(r"\b(?:has|have|had)\s+(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE)
 #: "the APP gene's product" is "the APP gene product"
 _GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
 
@@ -264,6 +266,7 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", text)
+    text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
     # "In which diseases is X seen" → "which diseases is X seen in"
@@ -951,12 +954,14 @@ class _Parser:
             self.at += 1
             if self.kind() != "type":
                 raise self.fail("a type word after the possessive")
+        asked = 3 if self.kind(1) == "wh" and self.kind(2) == "aux" else 2  # "what is the"
         dash = self.kind() == "punct" and (
             self.kind(1) == "type"
-            or (self.kind(1) in ("relation", "wh") and self.kind(2) == "type")
+            or (self.kind(1) in ("relation", "wh") and self.kind(asked) == "type")
         )
-        if dash:  # "juvenile Huntington disease - causal gene", "GDNF: which receptors"
-            self.at += 2 if self.kind(1) == "wh" else 1
+        if dash:  # "juvenile Huntington disease - causal gene", "GDNF: which receptors",
+            # "DYT1 dystonia - what is the gene"
+            self.at += asked if self.kind(1) == "wh" else 1
         tag = self.peek()
         if (
             tag is not None

@@ -402,10 +402,24 @@ class OfflinePlanner:
         return _combine(children, [clause.joiner for clause in phrase.clauses[1:]])
 
     def _clause(self, clause: chart.Clause, answer_type: str | None, hint: Hint) -> QueryNode:
-        """One relation phrase with its argument, as projections of the argument."""
+        """One relation phrase with its argument, as projections of the argument; a wording
+        of a relation this KG lacks ("receptors targeted by WNT1" where only interacts_with
+        joins proteins) means the one relation joining the types, if there is one."""
         tag = clause.relation
-        if tag.relation and tag.relation not in self.signatures:
-            raise PlanningError(f"the KG has no {tag.relation!r} edges (read from {tag.text!r})")
+        if not tag.relation or tag.relation in self.signatures:
+            return self._worded_clause(clause, tag, answer_type, hint)
+        try:
+            return self._worded_clause(
+                clause, dataclasses.replace(tag, relation=""), answer_type, hint
+            )
+        except PlanningError as error:
+            raise PlanningError(
+                f"the KG has no {tag.relation!r} edges (read from {tag.text!r}); {error}"
+            ) from None
+
+    def _worded_clause(
+        self, clause: chart.Clause, tag: chart.Tag, answer_type: str | None, hint: Hint
+    ) -> QueryNode:
         said = tag.hint
         if clause.subject and said is not None:  # "X is a kind of …": X is the subject
             said = "forward" if said == "inverse" else "inverse"

@@ -148,7 +148,7 @@ _DEFINITIONS = [
         "targets",
         "drug targets gene or protein",
         verb="targets",
-        question_phrases=((r"(?:that |which )?target(?:s|ing)?", None),),
+        question_phrases=((r"(?:that |which )?target(?:s|ing)?|(?:are |is )?targeted by", None),),
         examples=("targets", "acts on"),
         directed_claims=True,
     ),

@@ -388,22 +388,36 @@ class EntityIndex:
             for p, matched in best.items()
         ]
         # Equal tiers: the better connected entity first (then the id, for a stable order) —
-        # after a disease when a gene is named only by a former symbol that is the disease's
-        # locus name ("ALS19": ERBB4's previous symbol, and amyotrophic lateral sclerosis 19)
-        found.sort(key=lambda e: (self._locus_alias(e), -self._degree[self._position[e.id]], e.id))
+        # genes after diseases when the mention is a locus name (see _locus_name)
+        locus = self._locus_name(found)
+        found.sort(
+            key=lambda e: (
+                locus and e.type in _GENE_TYPES,
+                -self._degree[self._position[e.id]],
+                e.id,
+            )
+        )
         return found
 
-    def _locus_alias(self, entity: LinkedEntity) -> bool:
-        """Whether a gene or protein is matched by another symbol than its own, one with a
-        digit that a disease of the KG also goes by (a locus name)."""
-        matched = entity.matched or ""
-        if entity.type not in _GENE_TYPES or entity.match != "name" or " " in matched:
-            return False
-        if not any(c.isdigit() for c in matched) or fold(matched) == fold(entity.name):
-            return False
-        return any(
-            str(self._types[position]) == "disease"
-            for position, _ in self._tiers["name"].get(fold(matched), [])
+    def _locus_name(self, found: list[LinkedEntity]) -> bool:
+        """Whether the candidates' shared name is a locus name: a former symbol of a gene
+        (not its own, with a digit) that a disease the gene is linked to goes by ("ALS19":
+        ERBB4's previous symbol and amyotrophic lateral sclerosis 19, linked to ERBB4); "PS1"
+        (PSEN1's alias, and an unrelated disease's) is not one."""
+        diseases = {e.id for e in found if e.type == "disease"}
+        genes = [
+            e.id
+            for e in found
+            if e.type == "gene"
+            and e.match == "name"
+            and any(c.isdigit() for c in e.matched)
+            and " " not in e.matched
+            and fold(e.matched) != fold(e.name)
+        ]
+        return bool(diseases) and any(
+            (edge.tail if edge.head == gene else edge.head) in diseases
+            for gene in genes
+            for edge in self.store.neighbors(gene, None, "both")
         )
 
     # -- linking -------------------------------------------------------------------------------

@@ -118,6 +118,24 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("interacts_with", entity("uniprot:P05067")),
             "lexicon",
         ),
+        # the wording of a relation the demo KG lacks ("targets"): the one joining the types
+        (
+            "Which receptors are targeted by GDNF?",
+            project("interacts_with", entity(GDNF)),
+            "signature",
+        ),
+        # the perfect tense around the subject; a descriptor noun after a gene symbol
+        (
+            "What diseases has SNCA kinase been implicated in?",
+            project("associated_with", entity(SNCA)),
+            "lexicon",
+        ),
+        # a topic, a dash, then the question with its auxiliary
+        (
+            "Juvenile Huntington disease - what is the gene?",
+            project("associated_with", entity("ORPHA:248111"), inverse=True),
+            "signature",
+        ),
         # a possessive ligand / receptor word: the protein's partners, not what its gene encodes
         ("What is GDNF's receptor?", project("interacts_with", entity(GDNF)), "signature"),
         # relation wordings of the registry beyond "associated with" / "subtypes of"

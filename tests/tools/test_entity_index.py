@@ -112,10 +112,31 @@ def test_acronyms_go_to_the_dominant_entity_or_stay_ambiguous(index: EntityIndex
 def test_node_types_choose_between_gene_and_disease(index: EntityIndex) -> None:
     assert {e.id for e in index.link("SCA2")} == {"G:ATXN2", "D:SCA2"}
     assert best(index, "SCA2", node_types={"disease"}) == ("D:SCA2", "name")
-    # untyped, a former gene symbol that a disease goes by names the disease (a locus name)
-    assert best(index, "SCA2") == ("D:SCA2", "name")
-    assert best(index, "SCA2", node_types={"gene"}) == ("G:ATXN2", "name")
-    assert best(index, "SNCA") == ("G:SNCA", "name")  # a gene's own symbol stays the gene's
+
+
+def test_a_locus_name_names_the_disease_of_its_gene() -> None:
+    # "PS1": a former symbol of a gene and a disease's name; the disease ranks first only when
+    # the gene is linked to it (a locus name), however connected each is
+    for linked in (True, False):
+        store = NetworkXStore(KGSchema.biomedical())
+        store.add_nodes(
+            [
+                Node("G:PSEN1", "gene", "PSEN1", synonyms=("PS1",)),
+                Node("D:PS1", "disease", "Perrault syndrome 1", synonyms=("PS1",)),
+                Node("D:AD", "disease", "Alzheimer disease"),
+                Node("H:X", "phenotype", "Deafness"),
+            ]
+        )
+        edges = [
+            Edge("G:PSEN1", "associated_with", "D:AD"),
+            Edge("G:PSEN1", "has_phenotype", "H:X"),
+        ]
+        edges += [Edge("G:PSEN1", "associated_with", "D:PS1")] if linked else []
+        store.add_edges(edges)  # the gene is the better connected: it would come first
+        index = EntityIndex(store)
+        assert best(index, "PS1") == ("D:PS1" if linked else "G:PSEN1", "name")
+        assert best(index, "PS1", node_types={"gene"}) == ("G:PSEN1", "name")
+        assert best(index, "PSEN1") == ("G:PSEN1", "name")  # a gene's own symbol
 
 
 def test_minimum_score_refuses_the_nearest_thing(tmp_path: Path) -> None:
