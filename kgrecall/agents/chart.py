@@ -42,6 +42,7 @@ from typing import Literal
 
 from kgrecall.kg.relations import RELATIONS, Hint
 from kgrecall.tools import EntityIndex, LinkedEntity
+from kgrecall.tools.names import common_words
 
 __all__ = [
     "MAX_NAME_WORDS",
@@ -333,9 +334,11 @@ def _plural(noun: str) -> str:
 
 
 def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]]:
-    """``text`` with misspelt question words put right ("asociated" → "associated"): a
-    lower-case word of five letters or more that is neither a word of the relation and type
-    vocabulary nor a name, within ``SPELLING_CUTOFF`` of one vocabulary word."""
+    """``text`` with misspelt words put right: a lower-case word of five letters or more that
+    is neither a word of the relation and type vocabulary nor a name, within
+    ``SPELLING_CUTOFF`` of one vocabulary word ("asociated" → "associated"), else, unless it
+    is an everyday English word or a word of some name, of one entity name of one word
+    ("tremmor" → "tremor")."""
     corrected: list[tuple[str, str]] = []
 
     def fix(match: re.Match[str]) -> str:
@@ -346,6 +349,11 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
         if word in _STOP or any(p.fullmatch(word) for p in patterns):
             return word  # "subtypes" is read as it is
         close = difflib.get_close_matches(word, _VOCABULARY, n=1, cutoff=SPELLING_CUTOFF)
+        if not close and word not in common_words() and word not in linker.name_words:
+            # "tremmor": a misspelt name ("spastic" is a word of names, not "spastin")
+            close = difflib.get_close_matches(
+                word, linker.one_word_names, n=1, cutoff=SPELLING_CUTOFF
+            )
         if not close:
             return word
         corrected.append((word, close[0]))

@@ -37,6 +37,7 @@ import threading
 import weakref
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -179,6 +180,18 @@ class EntityIndex:
         if position is None:
             raise KGError(f"no entity {entity_id!r} in the index")
         return tuple(self._names[position])
+
+    @cached_property
+    def one_word_names(self) -> list[str]:
+        """Every name of one lower-case word that some entity goes by ("tremor", "dystonia"),
+        sorted: what a misspelt word is compared with."""
+        return sorted(k for k in self._tiers["name"] if k.isalpha() and k.islower())
+
+    @cached_property
+    def name_words(self) -> frozenset[str]:
+        """Every word of every name (folded): "spastic" is one, though no entity is named
+        by it alone."""
+        return frozenset(word for key in self._tiers["name"] for word in key.split())
 
     def type_of(self, entity_id: str) -> str:
         """The entity's node type."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,10 @@ class Tier:
 
     def __len__(self) -> int:
         return len(self._slot)
+
+    def __iter__(self) -> Iterator[str]:
+        """Every key, in the tier's order."""
+        return iter(self._slot)
 
     def to_json(self) -> dict[str, list[Any]]:
         return {

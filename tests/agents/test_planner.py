@@ -393,6 +393,9 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             project("associated_with", entity(PD4), True),
         ),
         ("diseases caused by PRKN", project("associated_with", entity(PARKIN))),
+        # a misspelt one-word name; a word of a longer name ("spastic") is no misspelling
+        ("Which phenotypes are more specific than tremmor?",
+         project("subclass_of", entity("HP:0001337"), True)),
         # a fronted preposition; "GO processes" is a type word, not the acronym GO
         ("In which diseases is chorea seen?", project("has_phenotype", entity(CHOREA), True)),
         (
@@ -439,5 +442,7 @@ def test_questions_read_by_phrase_structure(
     assert plan.query.model_dump() == expected
     if "asociated" in question:  # a correction is said, never silent
         assert "read 'asociated' as 'associated'" in plan.notes
+    if "tremmor" in question:
+        assert "read 'tremmor' as 'tremor'" in plan.notes
     if "dystonias" in question:  # so is a category read as a type
         assert any(note.startswith("read 'dystonias' as any disease") for note in plan.notes)

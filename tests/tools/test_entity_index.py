@@ -226,3 +226,10 @@ def test_an_abbreviation_inside_a_name_is_read_as_its_long_form() -> None:
     assert [e.id for e in index.lookup("juvenile PD")] == ["D:JPD"]
     # nothing is named by the expanded words: unlinked; a gene symbol is never expanded
     assert index.lookup("sporadic FTD") == [] and index.lookup("juvenile PDX") == []
+
+
+def test_one_word_names_and_the_words_of_names(index: EntityIndex) -> None:
+    # what a misspelt question word is compared with, and the words that are no misspelling
+    assert "dystonia" in index.one_word_names and "choreoathetosis" in index.one_word_names
+    assert "parkinson disease" not in index.one_word_names
+    assert {"parkinson", "lewy", "resting"} <= index.name_words
