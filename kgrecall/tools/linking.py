@@ -120,8 +120,8 @@ _EXPANDABLE_TYPES = frozenset({"disease", "phenotype", "go_term"})
 _GENE_TYPES = frozenset({"gene", "protein"})
 #: Where a name is cut into words for abbreviation expansion (spaces and hyphens).
 _WORD_BREAK = re.compile(r"[\s-]+")
-#: Most distinct long forms an abbreviation may have to be expanded.
-_MAX_LONG_FORMS = 12
+#: Most entities an abbreviation may name to be expanded inside a name.
+_MAX_MEANT = 12
 #: Tiers the expanded name must match in.
 _EXPANDED_TIERS = frozenset({"name", "normalized", "word_order"})
 #: Tiers a numbered family member must match in ("Parkinson disease" + "7"): its name or a
@@ -226,7 +226,7 @@ class EntityIndex:
         named when the abbreviation's long form stands in its place ("Behavioral variant of
         frontotemporal dementia"), at the acronym tier's score. Only a name or synonym of a
         clinical entity or GO term is expanded (never a gene symbol), into its long forms whose
-        letters it spells — none when they are more than ``_MAX_LONG_FORMS`` different ones —
+        letters it spells — none when the abbreviation names more than ``_MAX_MEANT`` entities —
         and the result must match by name, normalised form or word order."""
         words = _WORD_BREAK.split(mention.strip())
         if len(words) < 2:
@@ -241,7 +241,7 @@ class EntityIndex:
                 for name in self._names[self._position[entity.id]]
                 if len(name.split()) > 1 and _abbreviates(word, name)
             }
-            if not meant or len({fold(name) for name in long_forms}) > _MAX_LONG_FORMS:
+            if not meant or len(meant) > _MAX_MEANT:
                 continue  # an abbreviation of many different things says nothing
             for name in sorted(long_forms):
                 form = " ".join([*words[:index], name, *words[index + 1 :]])

@@ -226,6 +226,15 @@ def test_an_abbreviation_inside_a_name_is_read_as_its_long_form() -> None:
     assert [e.id for e in index.lookup("juvenile PD")] == ["D:JPD"]
     # nothing is named by the expanded words: unlinked; a gene symbol is never expanded
     assert index.lookup("sporadic FTD") == [] and index.lookup("juvenile PDX") == []
+    # one entity with many names is one meaning: its names are all tried
+    types = [f"Alzheimer disease type {n}" for n in range(20)]
+    store.add_nodes([Node("D:AD", "disease", "Alzheimer disease", synonyms=("AD", *types))])
+    store.add_nodes([Node("D:EOAD", "disease", "Early-onset Alzheimer disease")])
+    assert [e.id for e in EntityIndex(store).lookup("early-onset AD")] == ["D:EOAD"]
+    # an abbreviation of more than _MAX_MEANT entities says nothing
+    store.add_nodes([Node(f"D:X{n}", "disease", f"Alpha delta {n}", synonyms=("AD",))
+                     for n in range(13)])  # fmt: skip
+    assert EntityIndex(store).lookup("early-onset AD") == []
 
 
 def test_one_word_names_and_the_words_of_names(index: EntityIndex) -> None:
