@@ -65,6 +65,10 @@ PREDICATES: list[tuple[re.Pattern[str], frozenset[str], bool]] = [
 OPPOSITES: dict[str, frozenset[str]] = {
     name: relation.opposites for name, relation in RELATIONS.items() if relation.opposites
 }
+#: Relations a claimed one is a finer statement of: their edges do not contradict it.
+REFINES: dict[str, frozenset[str]] = {
+    name: relation.refines for name, relation in RELATIONS.items() if relation.refines
+}
 #: Claimed relations that say nothing about the kind of link: any direct edge matches them.
 GENERIC = frozenset(name for name, relation in RELATIONS.items() if relation.generic)
 #: Relations whose claim wording fixes a direction (subject → object).
@@ -353,7 +357,8 @@ class PathVerifier:
         """What the direct edges between ``subject`` and ``obj`` say against the claim."""
         direct = self._direct(subject, obj)
         relations = {e.relation for e in direct}
-        if not direct or claimed & GENERIC or relations & claimed - DIRECTED:
+        refined = {r for c in claimed for r in REFINES.get(c, ())}
+        if not direct or claimed & GENERIC or relations & claimed - DIRECTED or relations & refined:
             return []
         subjects = set(self.identities(subject))
         forward = {e.relation for e in direct if e.head in subjects}

@@ -56,10 +56,15 @@ class Relation:
     #: Whether text names both ends alike (a gene and its protein: "SNCA" is either), so a
     #: claim about one holds for the other.
     same_name: bool = False
+    #: Relations a claim of this one is a finer statement of, so an edge of theirs is no
+    #: conflict ("NT-3 activates TrkA" where the KG records only that they interact).
+    refines: frozenset[str] = frozenset()
 
 
 _UP = frozenset({"positively_regulates", "activates"})
 _DOWN = frozenset({"negatively_regulates", "inhibits"})
+#: Activation and inhibition of one protein by another go through their interaction.
+_BINDING = frozenset({"interacts_with"})
 
 _DEFINITIONS = [
     Relation(
@@ -95,6 +100,7 @@ _DEFINITIONS = [
         examples=("activates", "up-regulates", "increases"),
         opposites=_DOWN,
         directed_claims=True,
+        refines=_BINDING,
     ),
     Relation(
         "negatively_regulates",
@@ -108,9 +114,12 @@ _DEFINITIONS = [
         examples=("inhibits", "down-regulates", "decreases"),
         opposites=_UP,
         directed_claims=True,
+        refines=_BINDING,
     ),
-    Relation("inhibits", "inhibits", verb="inhibits", opposites=_UP, directed_claims=True),
-    Relation("activates", "activates", verb="activates", opposites=_DOWN, directed_claims=True),
+    Relation("inhibits", "inhibits", verb="inhibits", opposites=_UP, directed_claims=True,
+             refines=_BINDING),
+    Relation("activates", "activates", verb="activates", opposites=_DOWN, directed_claims=True,
+             refines=_BINDING),
     Relation(
         "encodes",
         "gene encodes protein",
@@ -257,7 +266,11 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      False),
     (r"\bregulat\w*",
      frozenset({"regulates", "positively_regulates", "negatively_regulates"}), False),
+    # "X is the parent (term) of Y", "X is broader than Y": the parent first
+    (r"\b(?:parent|broader|more general)\s+(?:terms?\s+|class\s+)?(?:of|than)\b",
+     frozenset({"subclass_of"}), True),
     (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
+     r"sit(?:s|ting)? (?:beneath|below|under)|"
      r"classed as|classified (?:as|under)|child(?:ren)? (?:terms? )?of|"
      r"falls? (?:under|into|within)|belongs? to|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),

@@ -73,6 +73,9 @@ def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
         ("[Dystonia] is a common feature of [DYT1].", True),  # the phenotype first
         ("[alpha-synuclein] is encoded by [SNCA].", True),  # passive
         ("[SNCA] encodes [alpha-synuclein].", False),
+        ("[Reduced reflexes] is the narrower term, sitting beneath [hyporeflexia].", False),
+        ("[Hyporeflexia] is the parent term of [reduced reflexes].", True),  # the parent first
+        ("[Dystonia] is broader than [focal dystonia].", True),
     ],
 )
 def test_direction_of_the_wording(text: str, inverse: bool) -> None:

@@ -70,6 +70,18 @@ def test_opposite_relation_on_the_direct_edge_is_a_conflict(store: NetworkXStore
     assert verdict.conflicts and "inhibits" in verdict.conflicts[0]
 
 
+def test_activation_of_an_interacting_partner_is_no_conflict(store: NetworkXStore) -> None:
+    # the KG records that the two interact, not how: "activates" refines it, "targets" not
+    changed = NetworkXStore(store.schema, store.metadata)
+    changed.add_nodes(store.nodes())
+    changed.add_edges([*store.edges(), Edge("X", "interacts_with", "G2")])
+    verifier = PathVerifier(changed)
+    for text in ("Levodopa activates LRRK2.", "Levodopa inhibits LRRK2."):
+        verdict = claim(verifier, text, ["X", "G2"])
+        assert verdict.label == "grounded" and not verdict.conflicts, text
+    assert claim(verifier, "Levodopa targets LRRK2.", ["X", "G2"]).conflicts
+
+
 def test_auto_learned_edges_never_ground(store: NetworkXStore) -> None:
     changed = NetworkXStore(store.schema, store.metadata)
     changed.add_nodes(store.nodes())
