@@ -103,21 +103,24 @@ _COORDINATED_VERB = re.compile(
 _LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(?:[,;:.!?]|$)")
 #: Text allowed between two mentions of one coordinated run.
 _JOINER = re.compile(
-    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus)\b|/|&)?\s*(?:\b(?:both|either)\s+)?",
+    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|but not)\b|/|&)?\s*"
+    r"(?:\b(?:both|either)\s+)?",
     re.IGNORECASE,
 )
 
 
 #: A joiner that makes a list: "and", "or", "/", "&", "plus", "as well as".
-_CONJUNCTION = re.compile(r"\b(?:and|or|plus|as well as)\b|[/&]", re.IGNORECASE)
+_CONJUNCTION = re.compile(r"\b(?:and|or|plus|as well as|but not)\b|[/&]", re.IGNORECASE)
 
 #: After a list's last mention: more items follow ("…, epilepsy and progressive decline").
 _LIST_GOES_ON = re.compile(r"\s*,?\s+(?:and|or)\b", re.IGNORECASE)
 
 #: Between two mentions, says they are not related: "HSPB1 gives CMT2F, while GARS gives
-#: CMT2D", "myoclonic tremor, often misdiagnosed as essential tremor".
+#: CMT2D", "myoclonic tremor, often misdiagnosed as essential tremor" ("A but not B" goes on
+#: about the same subject).
 _CONTRAST = re.compile(
-    r"\b(?:but|whereas|while|although|though|unlike|in contrast|misdiagnos\w*|mistaken for|"
+    r"\b(?:but(?!\s+not\b)|whereas|while|although|though|unlike|in contrast|misdiagnos\w*|"
+    r"mistaken for|"
     r"confused with|distinguish\w*|differential)\b",
     re.IGNORECASE,
 )

@@ -231,3 +231,11 @@ def test_a_new_clause_may_open_with_a_list_of_subjects() -> None:
         ("dystonia", "FUS", "has_phenotype", True, False),
         ("chorea", "FUS", "has_phenotype", True, False),
     ]  # fmt: skip
+
+
+def test_but_not_goes_on_about_the_same_subject() -> None:
+    # "A but not B" is no contrast between two sides: B is still said of the subject
+    assert read("[SOD1] carriers show [fasciculations] but not [dementia].") == [
+        ("SOD1", "fasciculations", "", False, False),
+        ("SOD1", "dementia", "", False, True),
+    ]
