@@ -120,6 +120,7 @@ _FILLER_PHRASES = re.compile(
     re.IGNORECASE,
 )
 _COPULA = frozenset({"is", "are", "was", "were", "be"})
+_DO = frozenset({"do", "does", "did"})
 #: Verbs of having after a relation noun's subject ("what subtypes does PD have").
 _HAVING = frozenset({"have", "has", "include", "includes"})
 _CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b|\b(what)s\b", re.IGNORECASE)
@@ -753,8 +754,12 @@ class _Parser:
     def noun_phrase(self, top: bool) -> Phrase:
         while self.kind() == "wh":
             self.at += 1
-        if self.kind() == "aux" and self.kind(1) in ("type", "relation"):
-            self.at += 1  # "what are the symptoms of …"
+        # "what do the ligands of RET bind": a subject clause and no answer type, not the
+        # copula of "what are the symptoms of …"
+        doing = self.kind() == "aux" and self.peek().text.lower() in _DO  # type: ignore[union-attr]
+        subject_first = top and doing and self.kind(1) == "type"
+        if self.kind() == "aux" and self.kind(1) in ("type", "relation") and not subject_first:
+            self.at += 1
         if top and self.kind() == "aux" and self.kind(1) == "entity":
             start, self.at = self.at, self.at + 1
             named = self.entities()  # "what are the dystonia subtypes", "what is X's receptor"

@@ -412,6 +412,11 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             "What receptors do the ligands of RET bind?",
             project("interacts_with", project("interacts_with", entity(RET), True)),
         ),
+        # no answer type: what the subject phrase binds (a topic read in the pronoun's place)
+        (
+            "The ligands of RET - what do they bind?",
+            project("interacts_with", project("interacts_with", entity(RET), True)),
+        ),
         # sharing as a chain through what is shared; "Of the …, which are …"; "classed as"
         ("Dravet syndrome shares genes with which other disorders?",
          project("associated_with", project("associated_with", entity("ORPHA:33069"), True))),
