@@ -986,15 +986,20 @@ class _Parser:
             head = self.peek()
             self.at += 1
             return Phrase(head=head, clauses=[Clause(tag, phrase)])
-        role = self.kind(1) == "relation" and not self.peek(1).relation  # type: ignore[union-attr]
-        if tag is not None and tag.kind == "type" and not role:
+        # compound heads, innermost first: "NBIA subtype genes" are the genes of the subtypes
+        # of NBIA, "FGF8 receptor genes" those of FGF8's receptors
+        while tag is not None and tag.kind == "type":
+            if self.kind(1) == "relation" and not self.peek(1).relation:  # type: ignore[union-attr]
+                break  # a role and its joint: "X receptors for Y"
             self.at += 1
             if tag.relation:
                 joint = Tag("relation", tag.text, tag.start, tag.end,
                             relation=tag.relation, hint=tag.hint, repeat=tag.repeat)  # fmt: skip
-                return Phrase(clauses=[Clause(joint, phrase)])
-            joint = Tag("relation", "of", tag.start, tag.end)
-            return Phrase(head=tag, clauses=[Clause(joint, phrase)])
+                phrase = Phrase(clauses=[Clause(joint, phrase)])
+            else:
+                joint = Tag("relation", "of", tag.start, tag.end)
+                phrase = Phrase(head=tag, clauses=[Clause(joint, phrase)])
+            tag = self.peek()
         return phrase
 
     def _wrapper(self, entity: Tag) -> None:

@@ -412,6 +412,12 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
             "What receptors do the ligands of RET bind?",
             project("interacts_with", project("interacts_with", entity(RET), True)),
         ),
+        # compound heads, innermost first: the genes of FGF8's receptors
+        ("Which FGF8 receptor genes are associated with Kallmann syndrome?",
+         {"op": "intersect", "inputs": [
+             project("encodes", project("interacts_with", entity("uniprot:P55075")), True),
+             project("associated_with", entity("ORPHA:478"), True),
+         ]}),
         # no answer type: what the subject phrase binds (a topic read in the pronoun's place)
         (
             "The ligands of RET - what do they bind?",
