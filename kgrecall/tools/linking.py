@@ -235,11 +235,14 @@ class EntityIndex:
             if not (word.isalpha() and word.isupper() and 2 <= len(word) <= 6):
                 continue
             meant = [e for e in self._tiered(word, _EXPANDABLE_TYPES) if e.match != "id"]
+            # a name and its head before a comma: "Parkinson disease, late-onset" also
+            # gives "Parkinson disease"
             long_forms = {
-                name
+                form
                 for entity in meant
                 for name in self._names[self._position[entity.id]]
-                if len(name.split()) > 1 and _abbreviates(word, name)
+                for form in dict.fromkeys((name, name.split(",")[0].strip()))
+                if len(form.split()) > 1 and _abbreviates(word, form)
             }
             if not meant or len(meant) > _MAX_MEANT:
                 continue  # an abbreviation of many different things says nothing

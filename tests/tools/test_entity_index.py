@@ -237,6 +237,19 @@ def test_an_abbreviation_inside_a_name_is_read_as_its_long_form() -> None:
     assert EntityIndex(store).lookup("early-onset AD") == []
 
 
+def test_an_abbreviation_expands_to_the_head_of_a_comma_name_too() -> None:
+    # "PD" is only a synonym of "Parkinson disease, late-onset": its head is a long form too
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:LOPD", "disease", "Parkinson disease, late-onset", synonyms=("PD",)),
+            Node("D:YOPD", "disease", "Young-onset Parkinson disease"),
+        ]
+    )
+    index = EntityIndex(store)
+    assert [(e.id, e.match) for e in index.lookup("young-onset PD")] == [("D:YOPD", "acronym")]
+
+
 def test_one_word_names_and_the_words_of_names(index: EntityIndex) -> None:
     # what a misspelt question word is compared with, and the words that are no misspelling
     assert "dystonia" in index.one_word_names and "choreoathetosis" in index.one_word_names
