@@ -115,7 +115,7 @@ _HYPHEN_VERBS: dict[str, tuple[str, Hint]] = {
 _HYPHEN_RELATION = re.compile(rf"^(?P<name>.+?)-(?P<verb>{'|'.join(_HYPHEN_VERBS)})$", re.I)
 _FILLER_PHRASES = re.compile(
     r"(?:(?:have|has) been|(?:known|reported|thought|believed|said) to(?: be)?|in common|"
-    r"one of(?: the)?|among(?: the)?|all of|(?:is|are) there|that are|which are|when mutated|"
+    r"one of(?: the)?|among(?: the)?|all of|(?:is|are) there|when mutated|"
     r"about)(?![\w-])",
     re.IGNORECASE,
 )
@@ -987,7 +987,9 @@ class _Parser:
             self.at += 1
             return Phrase(head=head, clauses=[Clause(tag, phrase)])
         # compound heads, innermost first: "NBIA subtype genes" are the genes of the subtypes
-        # of NBIA, "FGF8 receptor genes" those of FGF8's receptors
+        # of NBIA, "FGF8 receptor genes" those of FGF8's receptors; a relative clause after
+        # one is about it ("the PD genes that are annotated with X")
+        named = phrase
         while tag is not None and tag.kind == "type":
             if self.kind(1) == "relation" and not self.peek(1).relation:  # type: ignore[union-attr]
                 break  # a role and its joint: "X receptors for Y"
@@ -1000,6 +1002,8 @@ class _Parser:
                 joint = Tag("relation", "of", tag.start, tag.end)
                 phrase = Phrase(head=tag, clauses=[Clause(joint, phrase)])
             tag = self.peek()
+        if phrase is not named and self.kind() == "relative":
+            self.clauses(phrase, top=False, first=False)
         return phrase
 
     def _wrapper(self, entity: Tag) -> None:

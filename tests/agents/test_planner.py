@@ -418,6 +418,13 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
              project("encodes", project("interacts_with", entity("uniprot:P55075")), True),
              project("associated_with", entity("ORPHA:478"), True),
          ]}),
+        # a relative clause after a compound head is about it
+        ("Which diseases involve the SNCA receptor genes that are associated with "
+         "Parkinson disease 4?",
+         project("associated_with", {"op": "intersect", "inputs": [
+             project("encodes", project("interacts_with", entity("uniprot:P37840")), True),
+             project("associated_with", entity(PD4), True),
+         ]})),
         # no answer type: what the subject phrase binds (a topic read in the pronoun's place)
         (
             "The ligands of RET - what do they bind?",
