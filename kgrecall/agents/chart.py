@@ -261,6 +261,8 @@ class Reading:
     corrected: list[tuple[str, str]] = field(default_factory=list)
     #: plural category names read as the answers' type ("ataxias": diseases)
     broadened: list[tuple[str, str]] = field(default_factory=list)
+    #: the entities those category names name ("inherited dystonias": inherited dystonia)
+    categories: list[Tag] = field(default_factory=list)
 
 
 def read(question: str, linker: EntityIndex) -> Reading:
@@ -287,7 +289,7 @@ def read(question: str, linker: EntityIndex) -> Reading:
     if reading.candidate is None:
         _each_subject(reading.answer)
     reading.guessed, reading.corrected = guessed, corrected
-    reading.broadened = parser.broadened
+    reading.broadened, reading.categories = parser.broadened, parser.categories
     return reading
 
 
@@ -694,6 +696,7 @@ class _Parser:
         self.at = 0
         #: plural category names read as the answers' type: (words, node type)
         self.broadened: list[tuple[str, str]] = []
+        self.categories: list[Tag] = []
 
     def peek(self, ahead: int = 0) -> Tag | None:
         index = self.at + ahead
@@ -774,6 +777,7 @@ class _Parser:
             kinds = {e.type for e in tag.entities}
             kind = "disease" if "disease" in kinds else sorted(kinds)[0]
             self.broadened.append((tag.text, kind))
+            self.categories.append(tag)
             tag = Tag("type", tag.text, tag.start, tag.end, node_type=kind)
             self.tags[self.at] = tag
         if tag.kind == "entity":

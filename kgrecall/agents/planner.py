@@ -344,13 +344,18 @@ class OfflinePlanner:
         except chart.PhraseError as error:
             raise PlanningError(str(error)) from None
         tree = self._phrase(reading.answer)
-        answer_type = self._type_of(tree)
         notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
         notes += [f"read {wrong!r} as {right!r}" for wrong, right in reading.corrected]
-        notes += [
-            f"read {words!r} as any {kind}: the answers are not checked to be {words}"
-            for words, kind in reading.broadened
-        ]
+        narrowed = self._subtypes_of(tree, reading)
+        if narrowed is not None:
+            tree, note = narrowed
+            notes.append(note)
+        else:
+            notes += [
+                f"read {words!r} as any {kind}: the answers are not checked to be {words}"
+                for words, kind in reading.broadened
+            ]
+        answer_type = self._type_of(tree)
         if reading.candidate is None:
             return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
                                 notes=notes)  # fmt: skip
@@ -366,6 +371,35 @@ class OfflinePlanner:
         notes.append(f"a yes/no question: yes when {best.name} is among the answers")
         return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
                             candidate=candidate, notes=notes)  # fmt: skip
+
+    def _subtypes_of(self, tree: QueryNode, reading: chart.Reading) -> tuple[QueryNode, str] | None:
+        """ "Which inherited dystonias feature myoclonus": the answers among the direct
+        subtypes of the one category the question opens with, when some are (the KG says
+        what a category holds one subclass_of hop at a time); None otherwise."""
+        if len(reading.categories) != 1 or "subclass_of" not in self.signatures:
+            return None
+        (category,), ((_, kind),) = reading.categories, reading.broadened
+        kinds = [e for e in category.entities if e.type == kind]
+        if not kinds:
+            return None
+        subtypes = ProjectQuery(
+            relation="subclass_of", inverse=True, input=EntityQuery(id=kinds[0].id)
+        )
+        inputs = tree.inputs if isinstance(tree, IntersectQuery) else [tree]
+        narrowed = IntersectQuery(inputs=[subtypes, *inputs])
+        if not execute_sets(self.store, narrowed)[0]:
+            return None
+        self.anchors.append(
+            AnchorLink(mention=category.text, id=kinds[0].id, name=kinds[0].name,
+                       type=kinds[0].type, score=round(kinds[0].score, 4))
+        )  # fmt: skip
+        self.relations.append(
+            RelationLink(phrase=category.text, relation="subclass_of", inverse=True,
+                         method="signature")
+        )  # fmt: skip
+        return narrowed, (
+            f"read {category.text!r} as the direct subtypes of {kinds[0].name} ({kinds[0].id})"
+        )
 
     def _phrase(self, phrase: chart.Phrase) -> QueryNode:
         """The answers of a noun phrase: its clauses, intersected (or united by "or")."""

@@ -451,6 +451,12 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
         # a plural category name opening the question is the answers' type (with a note)
         ("Which dystonias are associated with TOR1A?",
          project("associated_with", entity("NCBIGene:1861"))),
+        # … narrowed to the category's direct subtypes when some of them are answers
+        ("Which inherited dystonias also feature myoclonus?",
+         {"op": "intersect", "inputs": [
+             project("subclass_of", entity("MONDO:0044807"), True),
+             project("has_phenotype", entity("HP:0001336"), True),
+         ]}),
     ],
 )  # fmt: skip
 def test_questions_read_by_phrase_structure(
@@ -462,5 +468,8 @@ def test_questions_read_by_phrase_structure(
         assert "read 'asociated' as 'associated'" in plan.notes
     if "tremmor" in question:
         assert "read 'tremmor' as 'tremor'" in plan.notes
-    if "dystonias" in question:  # so is a category read as a type
+    if "Which dystonias" in question:  # so is a category read as a type
         assert any(note.startswith("read 'dystonias' as any disease") for note in plan.notes)
+    if "inherited dystonias" in question:
+        assert any(note.startswith("read 'inherited dystonias' as the direct subtypes of")
+                   and "MONDO:0044807" in note for note in plan.notes)  # fmt: skip
