@@ -180,7 +180,9 @@ _TOGETHER = frozenset({"both", "together", "alike", "in common"})
 _JOINT_RELATIONS = ("share", "common")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 #: "What diseases has LRRK2 been implicated in" asks "… is LRRK2 implicated in"
-_PERFECT = re.compile(r"\b(?:has|have|had)\s+(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE)
+_PERFECT = re.compile(
+    r"\b(?:has|have|had)\s+(?!been\b)(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE
+)
 #: "the APP gene's product" is "the APP gene product"
 _GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
 

@@ -130,6 +130,11 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("associated_with", entity(SNCA)),
             "lexicon",
         ),
+        (
+            "Which genes have been linked to diseases that have been associated with SNCA?",
+            project("associated_with", project("associated_with", entity(SNCA)), inverse=True),
+            "lexicon",
+        ),
         # a topic, a dash, then the question with its auxiliary
         (
             "Juvenile Huntington disease - what is the gene?",
