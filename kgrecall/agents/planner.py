@@ -279,6 +279,8 @@ class OfflinePlanner:
         self.anchors: list[AnchorLink] = []
         self.relations: list[RelationLink] = []
         self.answer_hint: Hint = None
+        #: how a mention was read beyond its name, said in the plan's notes
+        self.readings: list[str] = []
 
     # -- the grammar -------------------------------------------------------------------------
 
@@ -305,6 +307,7 @@ class OfflinePlanner:
         """A per-question copy (the planner is shared between threads)."""
         reading = copy.copy(self)
         reading.anchors, reading.relations, reading.answer_hint = [], [], None
+        reading.readings = []
         return reading
 
     def _patterns(self, question: str, text: str) -> QueryPlan:
@@ -346,6 +349,7 @@ class OfflinePlanner:
         tree = self._phrase(reading.answer)
         notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
         notes += [f"read {wrong!r} as {right!r}" for wrong, right in reading.corrected]
+        notes += self.readings
         narrowed = self._subtypes_of(tree, reading)
         if narrowed is not None:
             tree, note = narrowed
@@ -495,7 +499,32 @@ class OfflinePlanner:
         anchor = self._link(tag.text, relation.name, answer_type, found=tag.entities,
                             guessed=tag.fuzzy)  # fmt: skip
         self.anchors.append(anchor)
-        return self._project_node(relation, EntityQuery(id=anchor.id), anchor.type, answer_type)
+        node = self._project_node(relation, EntityQuery(id=anchor.id), anchor.type, answer_type)
+        if not self._grouping(tag, anchor) or execute_sets(self.store, node)[0]:
+            return node
+        # "genes implicated in the progressive myoclonus epilepsies": a grouping term the KG
+        # annotates only through its members stands for its direct subtypes
+        self.relations.pop()
+        self.readings.append(
+            f"read {tag.text!r} as the direct subtypes of {anchor.name} ({anchor.id}), which "
+            f"has no {relation.name} edges of its own"
+        )
+        members = ProjectQuery(
+            relation="subclass_of", inverse=True, input=EntityQuery(id=anchor.id)
+        )
+        self.relations.append(
+            RelationLink(phrase=tag.text, relation="subclass_of", inverse=True, method="signature")
+        )
+        return self._project_node(relation, members, anchor.type, answer_type)
+
+    def _grouping(self, tag: chart.Tag, anchor: AnchorLink) -> bool:
+        """Whether a mention names a category in the plural ("the progressive myoclonus
+        epilepsies" for "progressive myoclonus epilepsy") that has direct subtypes."""
+        if "subclass_of" not in self.signatures or not tag.text.lower().endswith("s"):
+            return False
+        if tag.text.lower() == anchor.name.lower() or anchor.type not in ("disease", "phenotype"):
+            return False
+        return bool(self.store.hop_edges([anchor.id], "subclass_of", inverse=True))
 
     def _leading_type(self, text: str) -> tuple[str | None, str]:
         for pattern, node_type in TYPE_WORDS:

@@ -456,6 +456,10 @@ PINK1, PARKIN, CHOREA = "NCBIGene:65018", "NCBIGene:5071", "HP:0002072"
         # a plural category name opening the question is the answers' type (with a note)
         ("Which dystonias are associated with TOR1A?",
          project("associated_with", entity("NCBIGene:1861"))),
+        # a grouping term in the plural with no edges of its own stands for its subtypes
+        ("Which genes have been implicated in the progressive myoclonus epilepsies?",
+         project("associated_with", project("subclass_of", entity("MONDO:0020074"), True),
+                 True)),
         # … narrowed to the category's direct subtypes when some of them are answers
         ("Which inherited dystonias also feature myoclonus?",
          {"op": "intersect", "inputs": [
@@ -475,6 +479,8 @@ def test_questions_read_by_phrase_structure(
         assert "read 'tremmor' as 'tremor'" in plan.notes
     if "Which dystonias" in question:  # so is a category read as a type
         assert any(note.startswith("read 'dystonias' as any disease") for note in plan.notes)
+    if "myoclonus epilepsies" in question:
+        assert any("direct subtypes of progressive myoclonus epilepsy" in n for n in plan.notes)
     if "inherited dystonias" in question:
         assert any(note.startswith("read 'inherited dystonias' as the direct subtypes of")
                    and "MONDO:0044807" in note for note in plan.notes)  # fmt: skip
