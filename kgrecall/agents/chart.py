@@ -105,6 +105,8 @@ _PHRASES: list[tuple[re.Pattern[str], str, Hint]] = [
     for name, relation in RELATIONS.items()
     for phrase, hint in relation.question_phrases
 ]
+#: "products of": an encodes phrase whose answers are the proteins.
+_PRODUCT_OF = re.compile(r"(?:gene\s+)?products?\s+of", re.IGNORECASE)
 #: The relation (and its direction from the name) of "SNCA-associated", "SHH-binding".
 _HYPHEN_VERBS: dict[str, tuple[str, Hint]] = {
     "associated": ("associated_with", None),
@@ -448,8 +450,11 @@ class _Tagger:
         found: list[tuple[int, int, int, Tag]] = []
         for order, (pattern, name, hint) in enumerate(_PHRASES):
             for start, end, match in self._matches(pattern):
+                # "the product of APP" is a protein, whatever type the sentence asks for
+                kind = "protein" if _PRODUCT_OF.fullmatch(match.group(0)) else None
                 found.append((start, end, order, Tag("relation", match.group(0), start, end,
-                                                     relation=name, hint=hint)))  # fmt: skip
+                                                     relation=name, hint=hint,
+                                                     node_type=kind)))  # fmt: skip
         for start, end, match in self._matches(_JOINTS):
             found.append((start, end, len(_PHRASES), Tag("relation", match.group(0), start, end)))
         for i, (start, end) in enumerate(self.tokens):

@@ -472,7 +472,12 @@ class OfflinePlanner:
                     self._mentioned(relation, tag, answer_type)
                     for tag in _agreeing([mention.tag for mention in argument.mentions])
                 ]
-                return children[0] if len(children) == 1 else _combine(children, argument.joiners)
+                if len(children) == 1:
+                    return children[0]
+                if tag.relation in RELATIONS and RELATIONS[tag.relation].same_name:
+                    # "the products of APP and PSEN1": one product each, so each one's
+                    return UnionQuery(inputs=children)
+                return _combine(children, argument.joiners)
             inner = self._phrase(argument)
             inner_type = (argument.head.node_type if argument.head else None) or self._type_of(
                 inner

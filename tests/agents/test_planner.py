@@ -118,6 +118,24 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("interacts_with", entity("uniprot:P05067")),
             "lexicon",
         ),
+        # "the product of X" is X's protein, so the clause around it keeps its relation; the
+        # products of several genes are each one's (one product each: never an intersection)
+        (
+            "Which proteins interact with the product of APP?",
+            project("interacts_with", project("encodes", entity("NCBIGene:351"))),
+            "lexicon",
+        ),
+        (
+            "What are the products of APP and PSEN1?",
+            {
+                "op": "union",
+                "inputs": [
+                    project("encodes", entity("NCBIGene:351")),
+                    project("encodes", entity("NCBIGene:5663")),
+                ],
+            },
+            "lexicon",
+        ),
         # the wording of a relation the demo KG lacks ("targets"): the one joining the types
         (
             "Which receptors are targeted by GDNF?",
