@@ -867,7 +867,9 @@ class _Parser:
             copula = aux is not None and aux.kind == "aux" and aux.text.lower() in _COPULA
             if self.kind() == "aux" and (self.kind(1) == "relation" or (copula and self._role(1))):
                 self.at += 1  # "are associated with", "are receptors for"
-            clause = self._clause(marked)
+            # "the proteins SHH binds": an object relative without "that"
+            reduced = first and not top and phrase.head is not None and self.kind() == "entity"
+            clause = self._clause(marked, reduced=reduced)
             if clause is None:
                 self.at = start
                 return
@@ -875,7 +877,7 @@ class _Parser:
             phrase.clauses.append(clause)
             first = False
 
-    def _clause(self, marked: bool) -> Clause | None:
+    def _clause(self, marked: bool, *, reduced: bool = False) -> Clause | None:
         tag = self.peek()
         if tag is None:
             return None
@@ -888,13 +890,17 @@ class _Parser:
             role = Tag("relation", f"{tag.text} {joint.text}", tag.start, joint.end,
                        hint=tag.hint, node_type=tag.node_type)  # fmt: skip
             return Clause(role, self.argument())
-        subject = tag.kind == "aux" or (marked and tag.kind in ("entity", "type"))
+        subject = tag.kind == "aux" or (marked and tag.kind in ("entity", "type")) or reduced
         if not subject:
             return None
         if tag.kind == "aux":
             self.at += 1
+        start = self.at
         argument = self.argument()
         relation = self.peek()
+        if reduced and (relation is None or relation.kind != "relation"):
+            self.at = start
+            return None
         if relation is not None and relation.kind == "type" and self.kind(1) == "relation":
             # "is progranulin a ligand for": the type word is the subject's role
             joint = self.tags[self.at + 1]

@@ -136,6 +136,12 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             },
             "lexicon",
         ),
+        # an object relative without "that": "the proteins SHH binds"
+        (
+            "Which genes code for the proteins SHH binds?",
+            project("encodes", project("interacts_with", entity("uniprot:Q15465")), inverse=True),
+            "lexicon",
+        ),
         # the wording of a relation the demo KG lacks ("targets"): the one joining the types
         (
             "Which receptors are targeted by GDNF?",
