@@ -221,7 +221,7 @@ def choose_across_strata(
             data, method, alpha, delta=delta, rows=rows, grid=grid,
             fit_fraction=fit_fraction, seed=seed,
         )  # fmt: skip
-    gamma_index, certify = _direction(data, alpha, selected, grid, fit_fraction, seed)
+    gamma_index, certify = _direction(data, alpha, selected, grid, fit_fraction, seed, labels)
     single = data.only((data.gammas[gamma_index],))
     level_delta = delta / len(keys) if method == "ltt" else delta
     per_stratum = []
@@ -254,10 +254,13 @@ def _direction(
     grid: np.ndarray,
     fit_fraction: float,
     seed: int,
+    strata: np.ndarray | None = None,
 ) -> tuple[int, np.ndarray]:
     """(γ index, rows left to certify): with several γ, the one with the smallest mean set at
     the empirical CRC point on a seeded ``fit_fraction`` of ``rows``, chosen away from the
-    rows that then certify it."""
+    rows that then certify it. With ``strata`` (a label per query) the point is the one the
+    deployment rule takes: the most conservative of the strata's CRC points, so a γ that is
+    small on the mixture but needs "everything" at one missingness level is not chosen."""
     if len(data.gammas) == 1:
         return 0, rows
     if not 0.0 < fit_fraction < 1.0:
@@ -269,7 +272,15 @@ def _direction(
         return (data.gammas.index(0.0) if 0.0 in data.gammas else 0), rows
     permuted = np.random.default_rng(seed).permutation(rows)
     fit, certify = permuted[:n_fit], permuted[n_fit:]
-    gamma_index = min(range(len(data.gammas)), key=lambda g: _fit_size(data, g, alpha, fit, grid))
+    groups = [fit]
+    if strata is not None:
+        groups = [fit[strata[fit] == key] for key in np.unique(strata[fit])]
+    # ties (every direction needs "everything" on the few fitting queries) go to the scalar
+    # threshold, then to the smallest |γ|: the direction that assumes least about the data
+    gamma_index = min(
+        range(len(data.gammas)),
+        key=lambda g: (_fit_size(data, g, alpha, fit, groups, grid), abs(data.gammas[g])),
+    )
     return gamma_index, np.sort(certify)
 
 
@@ -292,14 +303,21 @@ def _crc(
 
 
 def _fit_size(
-    data: ScoredQueries, gamma_index: int, alpha: float, rows: np.ndarray, grid: np.ndarray
+    data: ScoredQueries,
+    gamma_index: int,
+    alpha: float,
+    rows: np.ndarray,
+    groups: Sequence[np.ndarray],
+    grid: np.ndarray,
 ) -> float:
-    """Mean set size at the empirical CRC point of one γ on the fitting queries."""
-    losses = data.losses(gamma_index, grid, rows)
-    try:
-        index = crc_index(losses, alpha)
-    except CalibrationInfeasibleError:
-        index = len(grid) - 1
+    """Mean set size over the fitting ``rows`` at the most conservative of the ``groups``'
+    empirical CRC points of one γ (one group: the plain CRC point)."""
+    index = 0
+    for group in groups:
+        try:
+            index = max(index, crc_index(data.losses(gamma_index, grid, group), alpha))
+        except CalibrationInfeasibleError:
+            index = len(grid) - 1
     return float(data.set_sizes(gamma_index, grid[index : index + 1], rows).mean())
 
 

@@ -90,3 +90,29 @@ def _subset(data: ScoredQueries, rows: np.ndarray) -> ScoredQueries:
         {"stratum": [data.groups["stratum"][i] for i in rows]},
         [[data.hard_scores[0][i] for i in rows]], data.type_sizes[rows],
     )  # fmt: skip
+
+
+def test_the_direction_is_chosen_for_the_deployed_rule_not_the_mixture() -> None:
+    """Direction A gives small sets on the easy stratum, which dominates the mixture, but at
+    the hardest level half the answers score below every grid point ("everything" is the only
+    safe point there); direction B is larger on the easy stratum and feasible at both levels.
+    The most conservative per-stratum point is what gets deployed, so B must be chosen."""
+    answers_a, sets_a, answers_b, sets_b, strata = [], [], [], [], []
+    for name, n in (("10%", 300), ("40%", 100)):
+        for _ in range(n):
+            a = np.array([0.9] * 4) if name == "10%" else np.array([1e-6, 1e-6, 0.9, 0.9])
+            answers_a.append(np.sort(a))
+            sets_a.append(np.sort(np.concatenate([a, np.full(20, 0.1)])))
+            b = np.full(4, 0.3)
+            answers_b.append(b)
+            sets_b.append(np.sort(np.concatenate([b, np.full(30, 0.4)])))
+            strata.append(name)
+    hard = [np.empty(0)] * len(strata)
+    data = ScoredQueries(
+        "1p", (1.0, 0.0), 1, TYPE_SIZE, [answers_a, answers_b], [sets_a, sets_b],
+        {"stratum": strata}, [hard, hard], np.full(len(strata), TYPE_SIZE),
+    )  # fmt: skip
+    assert choose(data, "crc", 0.2, grid=GRID).gamma == 1.0  # the mixture prefers A
+    chosen = choose_across_strata(data, "crc", 0.2, strata=strata, grid=GRID)
+    assert chosen.gamma == 0.0 and not chosen.everything
+    assert chosen.mean_set_size == pytest.approx(34.0)
