@@ -31,7 +31,10 @@ A second set, *dev2* (``dev2.jsonl``, 244 sentences: 92 traps, 56 aliases, 46 ab
 code nor the first set, with more traps taken from the entity list itself (gene symbols and
 phenotype words in their everyday sense) and contrast pairs (HSP, MWS, tau, TLS as an entity
 in one sentence and something else in another). Its first score, before any change made from
-it, is kept in ``results/linking_dev2_first.json``.
+it, is kept in ``results/linking_dev2_first.json``; on review two of its traps were relabelled
+(the writer saw only the entity list, not the whole KG): "SCA3" next to ATXN3 is the KG's
+Machado-Joseph disease, and "PARK7" is the KG gene of DJ-1 (the first score counted both
+as false links).
 
 Targets (issue #15): recall@1 ≥ 0.9 on aliases, abbreviations and name variants; ≤ 2 % false
 links on traps. Writes ``benchmarks/results/linking.{md,json}``.

@@ -10,9 +10,12 @@ variants (possessives, word order, plurals, acronyms; never a fuzzy match). Cont
 the rest: a short form the text defines ("peritoneal dialysis (PD)") means its long form; an
 entity name that is also an everyday English word ("SET", "OR", "fusion") needs a cue for its
 kind within three words ("SET gene", "REST expression", "HD patients"); a nucleotide triplet
-before "repeat" is a sequence; a string naming a gene by an alias and a disease ("SCA2") is
-read by the same cues, else as the disease. Words with a comma match only a name written
-with it ("myoclonus, dystonia" is a list). Every mention keeps its character span.
+before "repeat" is a sequence, an abbreviation before a decimal number a statistic ("SD
+6.2"), "AD" or "AR" next to words about inheritance a mode of inheritance; a string naming a
+gene by an alias and a disease ("SCA2") is read by the same cues, else as the disease. Words
+with a comma match only a name written with it ("myoclonus, dystonia" is a list), and a KG
+name inside a longer name of a disease the KG lacks is part of that disease ("dyskinesia" in
+"primary ciliary dyskinesia"). Every mention keeps its character span.
 
 Extraction is linear in the text's length (times a log): spans already taken are kept in a
 sorted interval structure, so an overlap check is a binary search, not a scan of every
@@ -107,6 +110,12 @@ _REPEAT_CUE = re.compile(
     r"(repeats?|expansions?|expanded|triplets?|trinucleotides?|tracts?|codons?)", re.I
 )
 _NUCLEOTIDES = re.compile(r"[ACGTU]{3}")
+#: Abbreviations of inheritance modes, and the words that say they mean one.
+_INHERITANCE = frozenset({"AD", "AR", "XL", "XLR", "XLD"})
+_INHERITANCE_CUE = re.compile(
+    r"(transmi\w*|inherit\w*|penetran\w*|segregat\w*|patterns?|traits?|modes?)", re.I
+)
+_DECIMAL = re.compile(r"\d+\.\d+(?:-\d+(?:\.\d+)?)?")
 #: "long form (SF)": a short form defined in the text.
 _DEFINITION = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,9})\)")
 #: Words either side of a mention searched for a cue.
@@ -168,6 +177,15 @@ class EntityExtractor:
         found = self._identifiers(text, taken)
         if self.index is not None:
             named = self._dictionary(text, taken, self.index)
+            # a KG name inside a longer outside name of a disease is part of that disease
+            # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
+            # phenotype ("frequent falls") still mentions the KG's broader one
+            diseases = [o for o in self._outside(text, taken) if o.id.startswith("MONDO:")]
+            named = [
+                m
+                for m in named
+                if self.index.type_of(m.id) == "disease" or not any(_inside(m, o) for o in diseases)
+            ]
             taken.add_sorted([(m.start, m.end) for m in named])
             found.extend(named)
         found.extend(self._outside(text, taken))
@@ -339,8 +357,9 @@ class EntityExtractor:
             if not found:
                 continue
             words = [t.group(0) for t in tokens[max(0, position - CUE_WINDOW) : position]]
+            before = len(words)
             words += [t.group(0) for t in tokens[position + width : position + width + CUE_WINDOW]]
-            chosen = _in_context(phrase, width, found, words)
+            chosen = _in_context(phrase, width, found, words, before)
             if chosen is not None and _bare_abbreviation(phrase, chosen):
                 # "PD", "TBP", "ALS" undefined in the text: a cue for the entity's kind in
                 # the sentence ("TBP was added as a plasticiser" has none)
@@ -426,6 +445,15 @@ class _Sentences:
         return self._found[key]
 
 
+def _inside(mention: EntityMention, outer: EntityMention) -> bool:
+    """Whether ``mention`` lies within ``outer`` and is shorter."""
+    return (
+        outer.start <= mention.start
+        and mention.end <= outer.end
+        and (outer.end - outer.start > mention.end - mention.start)
+    )
+
+
 def _without_commas(text: str) -> str:
     return " ".join(text.casefold().replace(",", " ").split())
 
@@ -445,15 +473,24 @@ def _spells(short: str, words: list[str]) -> bool:
 
 
 def _in_context(
-    phrase: str, width: int, found: list[LinkedEntity], nearby: list[str]
+    phrase: str, width: int, found: list[LinkedEntity], nearby: list[str], before: int
 ) -> LinkedEntity | None:
     """The entity a matched phrase stands for here, or None when the context says it is not an
     entity: an everyday word ("SET", "falls", "fusion") needs a cue for its entity's kind
     nearby, a nucleotide triplet before "repeat" is a sequence, and a string that names both
-    a gene (by an alias) and a disease ("SCA2") is read by the cues, else as the disease."""
+    a gene (by an alias) and a disease ("SCA2") is read by the cues, else as the disease. An
+    upper-case word is no entity before a decimal number (a statistic: "SD 6.2", "CI 1.2-3.4")
+    or, for an inheritance mode's abbreviation, next to words about inheritance ("AD
+    transmission"). ``nearby[:before]`` are the words before the phrase."""
     gene_cue = any(_GENE_CUE.fullmatch(w) for w in nearby)
     clinical_cue = any(_DISEASE_CUE.fullmatch(w) for w in nearby)
     best = found[0]
+    if width == 1 and phrase.isupper() and phrase.isalpha():
+        if phrase in _INHERITANCE and any(_INHERITANCE_CUE.fullmatch(w) for w in nearby):
+            return None  # "AD transmission", "AR inheritance"
+        if any(_DECIMAL.fullmatch(w) for w in nearby[before:][:2]):
+            return None  # a statistic: "(SD 6.2)", "95% CI 1.2-3.4", "an MAE of 4.1"
+
     if _NUCLEOTIDES.fullmatch(phrase) and any(_REPEAT_CUE.fullmatch(w) for w in nearby):
         return None
     if width == 1 and phrase.casefold() in common_words():

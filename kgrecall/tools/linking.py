@@ -114,6 +114,7 @@ class LinkedEntity:
 
 #: Two numbers side by side in a folded mention: joining them would make another number.
 _NUMBERS_APART = re.compile(r"\d\s+\d")
+_ROMAN_NUMERAL = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 #: Node types whose abbreviations are expanded inside a longer name ("Behavioural-variant FTD").
 _EXPANDABLE_TYPES = frozenset({"disease", "phenotype", "go_term"})
 #: Node types named by gene symbols.
@@ -547,8 +548,14 @@ def _abbreviates(short: str, name: str) -> bool:
 
 
 def _looks_like_acronym(text: str) -> bool:
+    """Capitals (digits allowed), 2–8 characters, and not a Roman numeral ("II", "IV")."""
     letters = [c for c in text if c.isalpha()]
-    return 2 <= len(text) <= 8 and len(letters) >= 2 and all(c.isupper() for c in letters)
+    return (
+        2 <= len(text) <= 8
+        and len(letters) >= 2
+        and all(c.isupper() for c in letters)
+        and not _ROMAN_NUMERAL.fullmatch(text)
+    )
 
 
 def _word_set(text: str) -> set[str]:

@@ -163,3 +163,27 @@ def test_a_gene_alias_that_names_a_disease_is_read_by_its_cues(
     disease = ids(extractor, "SCA2 was diagnosed in three siblings.")["SCA2"]
     assert extractor.store is not None and extractor.store.get_node(disease).type == "disease"
     assert ids(extractor, "SCA2 mutations were sequenced.")["SCA2"] == "NCBIGene:6311"
+
+
+def test_statistics_and_inheritance_modes_are_not_entities(extractor: EntityExtractor) -> None:
+    # an upper-case word before a decimal number is a statistic, not Salla disease ("SD")
+    assert "SD" not in ids(extractor, "Disease duration was 11.4 years (SD 6.2) in patients.")
+    # "AD" next to words about inheritance is a mode of inheritance, not Alzheimer disease
+    assert "AD" not in ids(extractor, "Pedigrees showed AD transmission with full penetrance.")
+    # counts before an abbreviation and numbered names keep their entity
+    assert ids(extractor, "Of the 12 AD patients, 3 had seizures.")["AD"] == "OMIM:607822"
+    assert ids(extractor, "SNCA was sequenced in PD 11 families.")["PD 11"] == "OMIM:607688"
+
+
+def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityExtractor) -> None:
+    # "dyskinesia" is a KG phenotype; "primary ciliary dyskinesia" a disease the KG lacks
+    mentions = extractor.extract("Primary ciliary dyskinesia was confirmed by biopsy.")
+    assert [(m.text, m.in_kg) for m in mentions] == [("Primary ciliary dyskinesia", False)]
+    assert ids(extractor, "Levodopa-induced dyskinesia was frequent.")["dyskinesia"] == (
+        "HP:0100660"
+    )
+
+
+def test_roman_numerals_are_not_acronyms(extractor: EntityExtractor) -> None:
+    # "II" is not the initials of "ileus of intestine"
+    assert ids(extractor, "Alzheimer type II astrocytes were abundant.") == {}
