@@ -156,6 +156,13 @@ _CONTEXT = re.compile(
     r"\s*,?\s*",
     re.IGNORECASE,
 )
+#: "… does the Gene Ontology distinguish", "… does the KG list": the KG is the context anyway.
+_SOURCE_CONTEXT = re.compile(
+    r"\s+(?:does|do)\s+(?:the\s+)?(?:GO|gene ontology|HPO|human phenotype ontology|MONDO|KG|"
+    r"knowledge graph|graph|ontology|database)\s+(?:distinguish|list|define|have|recogni[sz]e|"
+    r"contain|include|record|hold|know)$",
+    re.IGNORECASE,
+)
 _OPENING = re.compile(
     r"(?:show(?: me)?|list|find|tell me|give me|name|return|get|identify)(?![\w-])", re.I
 )
@@ -279,6 +286,7 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
     # "In which diseases is X seen" → "which diseases is X seen in"
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
+    text = _SOURCE_CONTEXT.sub("", text)
     text = _resolved(text)
     text = _shared(text)
     text = _PARTITIVE.sub(lambda m: f"which {m.group('group')} {m.group('rest')}", text)
@@ -1016,7 +1024,13 @@ class _Parser:
                             relation=tag.relation, hint=tag.hint, repeat=tag.repeat)  # fmt: skip
                 phrase = Phrase(clauses=[Clause(joint, phrase)])
             else:
-                joint = Tag("relation", "of", tag.start, tag.end)
+                # "the Huntington disease-like syndromes": a kind word of the entity's own type
+                # names its members (the subtypes), not what it is a kind of
+                members = phrase is named and any(
+                    e.type == tag.node_type for m in phrase.mentions for e in m.tag.entities
+                )
+                joint = Tag("relation", "of", tag.start, tag.end,
+                            hint="inverse" if members else None)  # fmt: skip
                 phrase = Phrase(head=tag, clauses=[Clause(joint, phrase)])
             tag = self.peek()
         if phrase is not named and self.kind() == "relative":

@@ -954,7 +954,7 @@ class OfflinePlanner:
         method: Literal["embedding", "signature"] = (
             "embedding" if relation.method == "embedding" else "signature"
         )
-        return _Relation(joining[0], None, relation.phrase, method, relation.score)
+        return _Relation(joining[0], relation.hint, relation.phrase, method, relation.score)
 
     def _project(
         self,

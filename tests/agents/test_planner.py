@@ -142,6 +142,22 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("encodes", project("interacts_with", entity("uniprot:Q15465")), inverse=True),
             "lexicon",
         ),
+        # a kind word of the entity's own type after it names the members (its subtypes)
+        (
+            "Which genes are associated with the hereditary spastic paraplegia disorders?",
+            project(
+                "associated_with",
+                project("subclass_of", entity("MONDO:0019064"), inverse=True),
+                inverse=True,
+            ),
+            "lexicon+signature",
+        ),
+        # the KG (or the ontology) as the question's context is no part of the question
+        (
+            "What kinds of autophagy does the Gene Ontology distinguish?",
+            project("subclass_of", entity("GO:0006914"), inverse=True),
+            "lexicon",
+        ),
         # the wording of a relation the demo KG lacks ("targets"): the one joining the types
         (
             "Which receptors are targeted by GDNF?",
