@@ -404,12 +404,16 @@ class EntityIndex:
             )
             for p, matched in best.items()
         ]
-        # Equal tiers: the better connected entity first (then the id, for a stable order) —
-        # genes after diseases when the mention is a locus name (see _locus_name)
+        # Equal tiers: genes after diseases when the mention is a locus name (see
+        # _locus_name), an entity matched by its own name before one matched by a synonym
+        # ("Hereditary late-onset Parkinson disease" is an Orphanet record's name and a
+        # synonym of an OMIM record), then the better connected entity (then the id, for a
+        # stable order)
         locus = self._locus_name(found)
         found.sort(
             key=lambda e: (
                 locus and e.type in _GENE_TYPES,
+                fold(e.matched) != fold(e.name),
                 -self._degree[self._position[e.id]],
                 e.id,
             )

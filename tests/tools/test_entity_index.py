@@ -255,3 +255,29 @@ def test_one_word_names_and_the_words_of_names(index: EntityIndex) -> None:
     assert "dystonia" in index.one_word_names and "choreoathetosis" in index.one_word_names
     assert "parkinson disease" not in index.one_word_names
     assert {"parkinson", "lewy", "resting"} <= index.name_words
+
+
+def test_an_entity_named_by_the_mention_comes_before_one_with_it_as_a_synonym() -> None:
+    # the same words are an Orphanet record's name and a synonym of a better connected OMIM
+    # record: the record the words name is meant; the synonym still links without it
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node(
+                "OMIM:1",
+                "disease",
+                "Parkinson disease, late-onset",
+                synonyms=("hereditary late-onset Parkinson disease",),
+            ),
+            Node("ORPHA:2", "disease", "Hereditary late-onset Parkinson disease"),
+            Node("H:1", "phenotype", "Tremor"),
+            Node("H:2", "phenotype", "Rigidity"),
+        ]
+    )
+    store.add_edges([Edge("OMIM:1", "has_phenotype", h) for h in ("H:1", "H:2")])
+    index = EntityIndex(store)
+    assert [e.id for e in index.link("hereditary late-onset Parkinson disease", k=2)] == [
+        "ORPHA:2",
+        "OMIM:1",
+    ]
+    assert best(index, "late-onset Parkinson disease, hereditary") == ("ORPHA:2", "word_order")
