@@ -350,11 +350,12 @@ def _plural(noun: str) -> str:
 
 def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]]:
     """``text`` with misspelt words put right: a lower-case word of five letters or more that
-    is neither a word of the relation and type vocabulary nor a name, within
+    is neither a word of the relation and type vocabulary or of a relation phrase of the text
+    ("coding for" is no misspelt "encoding"), nor a name, nor an everyday English word, within
     ``SPELLING_CUTOFF`` of one vocabulary word ("asociated" → "associated"), else, unless it
-    is an everyday English word or a word of some name, of one entity name of one word
-    ("tremmor" → "tremor")."""
+    is a word of some name, of one entity name of one word ("tremmor" → "tremor")."""
     corrected: list[tuple[str, str]] = []
+    phrases = [m.span() for pattern, _, _ in _PHRASES for m in pattern.finditer(text)]
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -363,8 +364,10 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
         patterns = [*(p for p, _ in TYPE_WORDS), *(p for p, _, _, _ in _RELATION_NOUNS)]
         if word in _STOP or any(p.fullmatch(word) for p in patterns):
             return word  # "subtypes" is read as it is
+        if word in common_words() or any(a <= match.start() < b for a, b in phrases):
+            return word  # "coding for" is a relation phrase, not a misspelt "encoding"
         close = difflib.get_close_matches(word, _VOCABULARY, n=1, cutoff=SPELLING_CUTOFF)
-        if not close and word not in common_words() and word not in linker.name_words:
+        if not close and word not in linker.name_words:
             # "tremmor": a misspelt name ("spastic" is a word of names, not "spastin")
             close = difflib.get_close_matches(
                 word, linker.one_word_names, n=1, cutoff=SPELLING_CUTOFF

@@ -152,6 +152,17 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             ),
             "lexicon+signature",
         ),
+        # "coding for" is a relation phrase, not a misspelt "encoding"
+        (
+            "Phenotypes of the genes coding for SHH-binding receptors?",
+            project(
+                "has_phenotype",
+                project(
+                    "encodes", project("interacts_with", entity("uniprot:Q15465")), inverse=True
+                ),
+            ),
+            "lexicon",
+        ),
         # the KG (or the ontology) as the question's context is no part of the question
         (
             "What kinds of autophagy does the Gene Ontology distinguish?",
