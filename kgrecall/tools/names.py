@@ -188,8 +188,10 @@ def compact(key: str) -> str:
 
 
 def name_keys(text: str, folded: str | None = None) -> set[str]:
-    """Folded, singular keys of a name, of its un-inverted form and of its numbered head
-    (``folded``: the name already folded, to save folding it again)."""
+    """Folded, singular keys of a name, of its un-inverted form and of its numbered head, and
+    of each without a generic tail HGNC adds to a name people write shorter ("sonic hedgehog
+    signaling molecule" → "sonic hedgehog"; ``folded``: the name already folded, to save
+    folding it again)."""
     keys = set()
     inverted = uninvert(text)
     head = numbered_head(text)
@@ -199,8 +201,13 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
         fold(head).split() if head else [],
     ):
         keys.add(" ".join(word_key(w) for w in words))
+    keys |= {key[: -len(tail)] for key in keys for tail in _GENERIC_TAILS if key.endswith(tail)}
     keys.discard("")
     return keys
+
+
+#: Generic tails of gene names (as :func:`name_keys` writes them) that people leave out.
+_GENERIC_TAILS = (" signaling molecule",)
 
 
 def strip_qualifier(text: str) -> str | None:

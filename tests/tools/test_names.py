@@ -173,3 +173,12 @@ def test_word_bag_keeps_conjunctions_and_repeats() -> None:
     # "Isometric tremor and Tremor" lists two names: its bag is not "Isometric tremor"'s
     assert word_bag("Isometric tremor and Tremor") != word_bag("Isometric tremor")
     assert word_bag("tremor tremor") != word_bag("tremor")
+
+
+def test_name_keys_leave_out_a_generic_tail_people_do_not_write() -> None:
+    # HGNC's "sonic hedgehog signaling molecule" is "Sonic hedgehog" as biologists write it
+    assert name_keys("sonic hedgehog signaling molecule") == {
+        "sonic hedgehog signaling molecule",
+        "sonic hedgehog",
+    }
+    assert name_keys("signaling molecule") == {"signaling molecule"}  # never an empty key
