@@ -156,11 +156,16 @@ _CONTEXT = re.compile(
     r"\s*,?\s*",
     re.IGNORECASE,
 )
-#: "… does the Gene Ontology distinguish", "… does the KG list": the KG is the context anyway.
+#: "… does the Gene Ontology distinguish", "… does the KG list", "… in GO": the KG is the
+#: context anyway.
+_SOURCES = (
+    r"(?:GO|gene ontology|HPO|human phenotype ontology|MONDO|KG|knowledge graph|graph|ontology|"
+    r"database)"
+)
 _SOURCE_CONTEXT = re.compile(
-    r"\s+(?:does|do)\s+(?:the\s+)?(?:GO|gene ontology|HPO|human phenotype ontology|MONDO|KG|"
-    r"knowledge graph|graph|ontology|database)\s+(?:distinguish|list|define|have|recogni[sz]e|"
-    r"contain|include|record|hold|know)$",
+    rf"\s+(?:(?:does|do)\s+(?:the\s+)?{_SOURCES}\s+(?:distinguish|list|define|have|"
+    r"recogni[sz]e|contain|include|record|hold|know)|(?:in|within|according to)\s+(?:the\s+)?"
+    rf"{_SOURCES})$",
     re.IGNORECASE,
 )
 _OPENING = re.compile(

@@ -179,10 +179,14 @@ _DEFINITIONS = [
             (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?|"
              r"descendants?|narrower terms?) of|(?:are |is )?(?:more specific|narrower) than|"
              r"falls? (?:under|into|within)|belongs? to|"
-             r"(?:are |is )?(?:classed|classified|categori[sz]ed) (?:as|under)", "inverse"),
+             r"(?:are |is )?(?:classed|classified|categori[sz]ed) (?:as|under)|"
+             r"(?:that |which )?(?:(?:are|is|sits?|lies?) )?(?:directly |immediately )?"
+             r"(?:below|beneath|under(?:neath)?)", "inverse"),
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
              r"(?: disease| phenotype)?(?: terms?| classes?| categories| groups?)? of|"
-             r"(?:are |is )?(?:more general|broader|less specific) than", "forward"),
+             r"(?:are |is )?(?:more general|broader|less specific) than|"
+             r"(?:that |which )?(?:(?:are|is|sits?|lies?) )?(?:directly |immediately )?above",
+             "forward"),
         ),
         examples=("subtype of", "kind of", "more specific than"),
         directed_claims=True,

@@ -163,6 +163,17 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             ),
             "lexicon",
         ),
+        # a place in the hierarchy: below a term are its subtypes, above it its parents
+        (
+            "Which terms are directly below autophagy?",
+            project("subclass_of", entity("GO:0006914"), inverse=True),
+            "lexicon",
+        ),
+        (
+            "What sits above mitophagy in GO?",
+            project("subclass_of", entity("GO:0000423")),
+            "lexicon",
+        ),
         # the KG (or the ontology) as the question's context is no part of the question
         (
             "What kinds of autophagy does the Gene Ontology distinguish?",
