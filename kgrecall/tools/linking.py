@@ -220,7 +220,20 @@ class EntityIndex:
             self._numbered(mention, node_types)
             or self._gene_qualified(mention, node_types)
             or self._expanded(mention, node_types)
+            or self._slashed(mention, node_types)
         )
+
+    def _slashed(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "TLS/FUS": two names of one entity joined by a slash → that entity (each part
+        looked up by name; nothing when the parts name different entities, "Frizzled/LRP")."""
+        parts = [part.strip() for part in mention.split("/")]
+        if len(parts) < 2 or not all(parts):
+            return []
+        found = [self._tiered(part, node_types) for part in parts]
+        if not all(found):
+            return []
+        shared = set.intersection(*({e.id for e in part} for part in found))
+        return [e for e in found[0] if e.id in shared]
 
     def _expanded(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "Behavioural-variant FTD": a name written with an abbreviation in it → the entity

@@ -281,3 +281,9 @@ def test_an_entity_named_by_the_mention_comes_before_one_with_it_as_a_synonym() 
         "OMIM:1",
     ]
     assert best(index, "late-onset Parkinson disease, hereditary") == ("ORPHA:2", "word_order")
+
+
+def test_two_names_of_one_entity_joined_by_a_slash() -> None:
+    index = EntityIndex(names_store())
+    assert best(index, "PARK4/NACP", node_types={"gene"}) == ("G:SNCA", "name")
+    assert index.lookup("SNCA/SET") == []  # two entities: no link
