@@ -88,8 +88,10 @@ _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
     (re.compile(r"grandchildren\b", re.I), "subclass_of", "inverse", 2),
     (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
     (re.compile(r"(?:sub ?types?|subclass(?:es)?|child(?:ren)?(?: terms?)?|descendants?|"
-                r"forms?)\b", re.I), "subclass_of", "inverse", 1),
-    (re.compile(r"(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?\b", re.I),
+                r"forms?|(?:narrower|more specific) (?:terms?|classes|categories))\b", re.I),
+     "subclass_of", "inverse", 1),
+    (re.compile(r"(?:(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?|"
+                r"(?:broader|more general) (?:terms?|classes|categories))\b", re.I),
      "subclass_of", "forward", 1),
 ]  # fmt: skip
 #: Joints that say "related to" without naming the relation: the KG's one relation between
@@ -856,8 +858,9 @@ class _Parser:
                 raise self.fail("'have' after the subject")
             self.at += 1
             return Phrase(clauses=[Clause(relation, argument)])
-        if self.kind() == "relation" and not self.peek().relation:  # type: ignore[union-attr]
-            self.at += 1  # the bare joint "of"
+        joint = self.peek()
+        if joint is not None and joint.kind == "relation" and joint.relation in ("", head.relation):
+            self.at += 1  # the bare joint "of", or the noun's relation again ("subtypes under")
         phrase = Phrase(clauses=[Clause(relation, self.argument())])
         self.clauses(phrase, top, first=False)
         return phrase

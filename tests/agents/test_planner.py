@@ -174,6 +174,17 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("subclass_of", entity("GO:0000423")),
             "lexicon",
         ),
+        # broader / narrower terms as relation nouns, the noun's relation said again after it
+        (
+            "Which broader terms does mitophagy have?",
+            project("subclass_of", entity("GO:0000423")),
+            "lexicon",
+        ),
+        (
+            "What are the more specific terms under autophagy?",
+            project("subclass_of", entity("GO:0006914"), inverse=True),
+            "lexicon",
+        ),
         # the KG (or the ontology) as the question's context is no part of the question
         (
             "What kinds of autophagy does the Gene Ontology distinguish?",
