@@ -1027,7 +1027,9 @@ class _Parser:
         # one is about it ("the PD genes that are annotated with X")
         named = phrase
         while tag is not None and tag.kind == "type":
-            if self.kind(1) == "relation" and not self.peek(1).relation:  # type: ignore[union-attr]
+            if (
+                not tag.relation and self.kind(1) == "relation" and not self.peek(1).relation  # type: ignore[union-attr]
+            ):
                 break  # a role and its joint: "X receptors for Y"
             self.at += 1
             if tag.relation:
@@ -1046,6 +1048,15 @@ class _Parser:
             tag = self.peek()
         if phrase is not named and self.kind() == "relative":
             self.clauses(phrase, top=False, first=False)
+        elif (
+            phrase is not named
+            and not phrase.head
+            and self.kind() == "relation"
+            and self.peek().text.lower() == "with"  # type: ignore[union-attr]
+        ):
+            # "the Parkinson disease subtypes with RLS": the subtypes that have it (a verb
+            # after them belongs to the phrase above: "genes of X subtypes have chorea")
+            self.clauses(phrase, top=False, first=True)
         return phrase
 
     def _wrapper(self, entity: Tag) -> None:

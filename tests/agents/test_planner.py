@@ -185,6 +185,23 @@ GDNF, RET, DJ1 = "uniprot:P39905", "uniprot:P07949", "NCBIGene:11315"
             project("subclass_of", entity("GO:0006914"), inverse=True),
             "lexicon",
         ),
+        # "with" after a relation noun's compound: the members that have it ("the Parkinson
+        # disease subtypes with tremor"), the answer type taken from the clause before it
+        (
+            "Which genes are associated with the Parkinson disease subtypes with tremor?",
+            project(
+                "associated_with",
+                {
+                    "op": "intersect",
+                    "inputs": [
+                        project("subclass_of", entity("MONDO:0005180"), inverse=True),
+                        project("has_phenotype", entity("HP:0001337"), inverse=True),
+                    ],
+                },
+                inverse=True,
+            ),
+            "lexicon+signature",
+        ),
         # the KG (or the ontology) as the question's context is no part of the question
         (
             "What kinds of autophagy does the Gene Ontology distinguish?",
