@@ -1027,8 +1027,12 @@ class _Parser:
         # one is about it ("the PD genes that are annotated with X")
         named = phrase
         while tag is not None and tag.kind == "type":
+            after = self.peek(1)
             if (
-                not tag.relation and self.kind(1) == "relation" and not self.peek(1).relation  # type: ignore[union-attr]
+                not tag.relation
+                and after is not None
+                and after.kind == "relation"
+                and not after.relation
             ):
                 break  # a role and its joint: "X receptors for Y"
             self.at += 1

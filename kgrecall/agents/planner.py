@@ -411,9 +411,7 @@ class OfflinePlanner:
         answer_type = head.node_type if head is not None else None
         hint = head.hint if head is not None else None
         linked = len(self.anchors), len(self.relations)
-        children: list[QueryNode] = []
-        for clause in phrase.clauses:
-            children.append(self._after(children, clause, answer_type, hint))
+        children = self._clauses(phrase, answer_type, hint)
         if not children:
             raise PlanningError("no relation phrase says what the answers are")
         kinds = [self._type_of(child) for child in children]
@@ -436,27 +434,28 @@ class OfflinePlanner:
                     break
             else:
                 del self.anchors[linked[0] :], self.relations[linked[1] :]
-                children = []
-                for clause in phrase.clauses:
-                    children.append(self._after(children, clause, answer_type, hint))
+                children = self._clauses(phrase, answer_type, hint)
         if len(children) == 1:
             return children[0]
         return _combine(children, [clause.joiner for clause in phrase.clauses[1:]])
 
-    def _after(
-        self, before: list[QueryNode], clause: chart.Clause, answer_type: str | None, hint: Hint
-    ) -> QueryNode:
-        """One clause of a phrase; with no answer type said, a clause that needs one ("the
-        Parkinson disease subtypes *with* RLS") takes the type of the clauses before it."""
-        linked = len(self.anchors), len(self.relations)
-        try:
-            return self._repeated(clause, answer_type, hint)
-        except PlanningError:
-            known = next((kind for kind in map(self._type_of, before) if kind), None)
-            if answer_type is not None or known is None:
-                raise
-            del self.anchors[linked[0] :], self.relations[linked[1] :]
-            return self._repeated(clause, known, hint)
+    def _clauses(
+        self, phrase: chart.Phrase, answer_type: str | None, hint: Hint
+    ) -> list[QueryNode]:
+        """The phrase's clauses in order; with no answer type said, a clause that needs one
+        ("the Parkinson disease subtypes *with* RLS") takes the type of the clauses before it."""
+        children: list[QueryNode] = []
+        for clause in phrase.clauses:
+            linked = len(self.anchors), len(self.relations)
+            try:
+                children.append(self._repeated(clause, answer_type, hint))
+            except PlanningError:
+                known = next((kind for kind in map(self._type_of, children) if kind), None)
+                if answer_type is not None or known is None:
+                    raise
+                del self.anchors[linked[0] :], self.relations[linked[1] :]
+                children.append(self._repeated(clause, known, hint))
+        return children
 
     def _clause(self, clause: chart.Clause, answer_type: str | None, hint: Hint) -> QueryNode:
         """One relation phrase with its argument, as projections of the argument; a wording
