@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from kgrecall.kg import GraphStore, KGError, Node, atomic_write_bytes
+from kgrecall.tools.passes import PASSES
 from kgrecall.tools.results import Candidate, Evidence
 
 log = logging.getLogger(__name__)
@@ -53,15 +54,20 @@ def _model() -> Any:
 
 
 def embed(texts: Sequence[str], *, progress: bool = False, batch_size: int = 128) -> np.ndarray:
-    """Unit-length embeddings, shape ``(len(texts), 384)``."""
-    vectors = _model().encode(
-        list(texts),
-        batch_size=batch_size,
-        show_progress_bar=progress,
-        convert_to_numpy=True,
-        normalize_embeddings=True,
-    )
-    return np.asarray(vectors, dtype=np.float32)
+    """Unit-length embeddings, shape ``(len(texts), 384)``, computed on the torch thread
+    (:class:`~kgrecall.tools.passes.PassThread`: one OpenMP team for the whole process)."""
+
+    def encode() -> np.ndarray:
+        vectors = _model().encode(
+            list(texts),
+            batch_size=batch_size,
+            show_progress_bar=progress,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    return PASSES.run(encode)
 
 
 def text_digest(text: str) -> str:

@@ -19,6 +19,7 @@ from torch.nn import functional
 from kgrecall.kg import Edge, KGSchema, NetworkXStore, Node
 from kgrecall.kg.deadline import low_priority
 from kgrecall.kg.loaders import load_pykeen_dataset
+from kgrecall.tools import vector as vector_module
 from kgrecall.tools.linkpred import (
     VENDORED_CHECKPOINTS,
     LinkPredictorError,
@@ -27,12 +28,14 @@ from kgrecall.tools.linkpred import (
     evaluate_pykeen,
     fine_tune,
 )
+from kgrecall.tools.linkpred import ultra as ultra_module
 from kgrecall.tools.linkpred.ultra import (
     INTERACTIONS,
-    PassThread,
+    UltraGraph,
     UltraNet,
     vendored_checkpoint,
 )
+from kgrecall.tools.passes import PassThread
 
 SHARED = Path("/work/shared/models/ultra")
 #: Zero-shot filtered MRR on UMLS's full test split (both directions), from the reference.
@@ -163,9 +166,17 @@ def reference_logits(
     return torch.stack([(mlp[2].weight @ h + mlp[2].bias)[0] for h in hidden])
 
 
-def test_vectorised_model_equals_the_loop_reference(ultra_4g: UltraCompletion) -> None:
+@pytest.mark.parametrize("typed_min_edges", [1, 6, 10**9], ids=["sparse", "mixed", "per-edge"])
+def test_vectorised_model_equals_the_loop_reference(
+    ultra_4g: UltraCompletion, typed_min_edges: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both aggregations (a sparse product per edge type, edge by edge) and their mix."""
+    monkeypatch.setattr(ultra_module, "_TYPED_MIN_EDGES", typed_min_edges)
     store = tiny_store()
     bound = ultra_4g.bind(store)
+    typed, untyped = len(bound.graph.typed), len(bound.graph.untyped[0])
+    expected = {1: (typed > 0, untyped == 0), 6: (typed > 0, untyped > 0)}
+    assert expected.get(typed_min_edges, (typed == 0, untyped > 0)) == (True, True)
     n, n_rel = len(bound.entity_ids), len(bound.relations)
     triples = [
         (bound.entity_index(e.head), bound.relation_index(e.relation), bound.entity_index(e.tail))
@@ -214,6 +225,31 @@ def test_project_with_one_hot_weights_equals_tail_logits(ultra_4g: UltraCompleti
             )
 
 
+def test_graph_construction_and_embeddings_run_on_the_torch_thread(
+    ultra_4g: UltraCompletion, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Binding and sentence embeddings use the pass thread too: a torch operator on any other
+    thread starts a second OpenMP team, which slows every later pass (see PassThread)."""
+    ran_on: list[str] = []
+    from_triples = UltraGraph.from_triples
+
+    def recorded_graph(*args: Any) -> UltraGraph:
+        ran_on.append(threading.current_thread().name)
+        return from_triples(*args)
+
+    monkeypatch.setattr(UltraGraph, "from_triples", recorded_graph)
+    ultra_4g.bind(tiny_store())
+
+    class Encoder:
+        def encode(self, texts: list[str], **_: Any) -> np.ndarray:
+            ran_on.append(threading.current_thread().name)
+            return np.ones((len(texts), 3))
+
+    monkeypatch.setattr(vector_module, "_model", Encoder)
+    assert vector_module.embed(["a", "b"]).shape == (2, 3)
+    assert ran_on == ["kgrecall-torch", "kgrecall-torch"]
+
+
 def test_passes_run_on_one_thread_whichever_thread_asks(
     ultra_4g: UltraCompletion, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -233,7 +269,7 @@ def test_passes_run_on_one_thread_whichever_thread_asks(
     monkeypatch.setattr(bound.model.network, "entity_logits", recorded)
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: bound.project(weights, "a_rel", inverse=False), range(8)))
-    assert len(ran_on) == 8 and set(ran_on) == {"kgrecall-ultra-pass"}
+    assert len(ran_on) == 8 and set(ran_on) == {"kgrecall-torch"}
     for result in results:
         np.testing.assert_array_equal(result, expected)
 
@@ -395,9 +431,15 @@ def test_zero_shot_umls_full_test_split(name: str) -> None:
 
 
 # -- fine-tuning and persistence --------------------------------------------------------------
+@pytest.mark.parametrize("typed_min_edges", [1, 10**9], ids=["sparse", "per-edge"])
 def test_fine_tune_lowers_the_loss_and_round_trips(
-    ultra_4g: UltraCompletion, tmp_path: Path
+    ultra_4g: UltraCompletion,
+    tmp_path: Path,
+    typed_min_edges: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Gradients flow through both aggregations."""
+    monkeypatch.setattr(ultra_module, "_TYPED_MIN_EDGES", typed_min_edges)
     store = tiny_store(seed=3, n_entities=10, n_edges=40)
     tuned = fine_tune(
         ultra_4g,
