@@ -131,6 +131,41 @@ _CONTRACTED = re.compile(r"\b(what|which|who|where)['’]s\b|\b(what)s\b", re.IG
 _FRONTED = re.compile(
     r"^(?P<joint>in|for|with|to|from|by|of)\s+(?P<rest>(?:which|what)\b.*)$", re.IGNORECASE
 )
+#: A walk up or down a hierarchy a number of levels: "three levels above X", "two steps
+#: up from X", "three part_of steps from X" (part_of when it says so, else subclass_of).
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_LEVELS = re.compile(
+    r"(?:(?:that |which )?(?:is |are |sits? |lies? ))?(?P<n>one|two|three|four|five|[1-5])\s+"
+    r"(?P<part>part[_ ]of\s+)?(?:levels?|steps?|generations?)\s+"
+    r"(?P<way>up|above|higher|down|below|lower)(?:\s+(?:than|from|of))?(?![\w-])",
+    re.IGNORECASE,
+)
+#: "Going up three levels from X, which term do you reach?" → "which term is three levels
+#: above X" (any "the HPO hierarchy" or "in GO" on the way is context).
+_CLIMB = re.compile(
+    r"^(?:go(?:ing)?|walk(?:ing)?|mov(?:e|ing)|climb(?:ing)?|step(?:ping)?)\s+"
+    r"(?:(?P<way1>up|down)\s+)?(?P<n>\w+)\s+(?P<unit>(?:part[_ ]of\s+)?(?:levels?|steps?))\s+"
+    r"(?:(?P<way2>up|down)\s+)?(?:(?:the\s+)?[\w-]+\s+(?:hierarchy|tree|ontology)\s+)?"
+    r"from\s+(?P<x>.+?)(?:\s+in\s+(?:GO|HPO|the\s+\w+))?\s*[,:;]\s*"
+    r"(?P<wh>which|what)\s+(?P<t>[\w-]+)\s+(?:do|would|will|does|can)\s+(?:you|one|I|we)\s+"
+    r"(?:reach|land on|get to|arrive at|end up (?:at|on|with)|hit|come to)$",
+    re.IGNORECASE,
+)
+
+
+def _climbed(text: str) -> str:
+    """A walk through the hierarchy asked as a destination, read as a relation phrase."""
+    match = _CLIMB.match(text)
+    if match is None:
+        return text
+    way = (match.group("way1") or match.group("way2") or "up").lower()
+    where = "above" if way == "up" else "below"
+    return (
+        f"{match.group('wh')} {match.group('t')} is {match.group('n')} {match.group('unit')} "
+        f"{where} {match.group('x')}"
+    )
+
+
 #: What two things may share in a question: "shares genes with", "sharing a phenotype with".
 _SHARED_NOUNS = r"(?:genes?|phenotypes?|symptoms?|features?|receptors?|ligands?|diseases?)"
 _SHARES_WITH_WHICH = re.compile(
@@ -281,6 +316,8 @@ class Reading:
     broadened: list[tuple[str, str]] = field(default_factory=list)
     #: the entities those category names name ("inherited dystonias": inherited dystonia)
     categories: list[Tag] = field(default_factory=list)
+    #: everyday words the reader could not place and left out ("please", "catalogued")
+    ignored: list[str] = field(default_factory=list)
 
 
 def read(question: str, linker: EntityIndex) -> Reading:
@@ -291,6 +328,7 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
+    text = _climbed(text)
     # "In which diseases is X seen" → "which diseases is X seen in"
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
     text = _SOURCE_CONTEXT.sub("", text)
@@ -299,9 +337,14 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text = _PARTITIVE.sub(lambda m: f"which {m.group('group')} {m.group('rest')}", text)
     tagger = _Tagger(text, linker)
     tags = tagger.tags()
-    unknown = [t.text for t in tags if t.kind == "unknown"]
-    if unknown:
-        raise PhraseError(UNREAD + ", ".join(repr(u) for u in unknown))
+    unknown = [t for t in tags if t.kind == "unknown"]
+    ignored = [t for t in unknown if _ignorable(t.text)]
+    ignored_words = sum(len(t.text.split()) for t in ignored)
+    if len(ignored) < len(unknown) or ignored_words > MAX_IGNORED_WORDS:
+        raise PhraseError(UNREAD + ", ".join(repr(t.text) for t in unknown))
+    tags = [t for t in tags if t.kind != "unknown"]
+    while ignored and tags and tags[-1].kind in ("conj", "punct") and tags[-1].text in ",;:-":
+        tags.pop()  # "…, please": the comma before the word left out
     guessed = [t.text for t in tags if t.kind == "entity" and t.fuzzy]
     parser = _Parser(tags, tagger.together)
     reading = parser.question()
@@ -309,7 +352,41 @@ def read(question: str, linker: EntityIndex) -> Reading:
         _each_subject(reading.answer)
     reading.guessed, reading.corrected = guessed, corrected
     reading.broadened, reading.categories = parser.broadened, parser.categories
+    reading.ignored = [t.text for t in ignored]
     return reading
+
+
+#: At most this many unplaced everyday words are left out of one question; more, and the
+#: question is refused (too much of it would go unread).
+MAX_IGNORED_WORDS = 3
+#: Words never left out unread: they negate, compare, count or ask beyond the KG's relations
+#: (a question about a drug's dose is out of scope, not a question about the disease).
+_MEANINGFUL = frozenset({
+    "not", "no", "nor", "never", "neither", "none", "without", "except", "excluding", "other",
+    "than", "only", "lack", "lacks", "lacking", "absent", "more", "less", "most", "least",
+    "fewer", "better", "best", "worse", "worst", "many", "much", "number", "count", "how", "why",
+    "when", "where", "drug", "drugs", "dose", "doses", "dosage", "treatment", "treatments",
+    "treat", "treats", "treated", "treating", "therapy", "therapies", "medication", "medications",
+    "medicine", "cure", "cures", "risk", "risks", "prevalence", "incidence", "survival",
+    "prognosis", "trial", "trials"
+})  # fmt: skip
+
+
+#: Sources named in passing ("the immediate parent HPO terms"): the KG is the context anyway.
+_SOURCE_WORDS = frozenset({"go", "hpo", "mondo", "omim", "orphanet", "kg", "ontology"})
+
+
+def _ignorable(text: str) -> bool:
+    """Whether an unplaced run of words may be left out: every word an everyday English word
+    ("please", "listed", "records") or a source's name, none of them :data:`_MEANINGFUL`.
+    Names and terms the KG lacks are no everyday words, so a question about them is still
+    refused."""
+    if any(character.isdigit() for character in text):
+        return False  # a number unread is a member number or a count: content
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    return bool(words) and all(
+        (w in common_words() or w in _SOURCE_WORDS) and w not in _MEANINGFUL for w in words
+    )
 
 
 def _each_subject(answer: Phrase) -> None:
@@ -429,8 +506,16 @@ class _Tagger:
             if tag is not None and (not tags or tags[-1] is not tag):
                 tags.append(tag)
         self.together = {
-            t.start for t in tags if t.kind == "filler" and t.text.lower() in _TOGETHER
-        }
+            t.start
+            for i, t in enumerate(tags)
+            if t.kind == "filler"
+            and (
+                t.text.lower() in _TOGETHER
+                # "are SNCA, LRRK2 and GBA1 all linked to": "all" after a subject list
+                or (t.text.lower() == "all" and 0 < i < len(tags) - 1
+                    and tags[i - 1].kind == "entity" and tags[i + 1].kind == "relation")
+            )
+        }  # fmt: skip
         return [t for t in tags if t.kind != "filler"]
 
     def _free(self, start: int, end: int) -> bool:
@@ -473,6 +558,14 @@ class _Tagger:
                 found.append((start, end, order, Tag("relation", match.group(0), start, end,
                                                      relation=name, hint=hint,
                                                      node_type=kind)))  # fmt: skip
+        for start, end, match in self._matches(_LEVELS):
+            count = match.group("n").lower()
+            up = match.group("way").lower() in ("up", "above", "higher")
+            relation = "part_of" if match.group("part") else "subclass_of"
+            tag = Tag("relation", match.group(0), start, end, relation=relation,
+                      hint="forward" if up else "inverse",
+                      repeat=_NUMBERS.get(count) or int(count))  # fmt: skip
+            found.append((start, end, -1, tag))
         for start, end, match in self._matches(_JOINTS):
             found.append((start, end, len(_PHRASES), Tag("relation", match.group(0), start, end)))
         for i, (start, end) in enumerate(self.tokens):
@@ -503,9 +596,10 @@ class _Tagger:
                 if not self._free(start, end) or not self._name_like(start, end):
                     continue
                 entities = self.linker.lookup(self.span(start, end))
-                ends = (self.word(start), self.word(end - 1))
-                if not any(e.exact for e in entities) and any(
-                    p.fullmatch(word) for p, _ in TYPE_WORDS for word in ends
+                if (
+                    entities
+                    and not any(e.exact for e in entities)
+                    and self._typed_end(start, end, {e.type for e in entities})
                 ):
                     # "SNCA-associated diseases", "receptors for BDNF" are phrases (though
                     # their words name something); "Frontal release signs" is a name
@@ -519,6 +613,25 @@ class _Tagger:
         for tag in self._pending:
             if self._free(tag.start, tag.end):
                 self._take(tag)
+
+    def _typed_end(self, start: int, end: int, types: set[str]) -> bool:
+        """Whether a span that starts or ends on a type word is a phrase, not a name: one
+        that starts on it ("receptors for BDNF"), or one that ends on it where the type word
+        is not the type of what the whole span names or the other words name something on
+        their own ("SNCA-associated diseases"). "HD-like syndromes" (a disease; "HD-like"
+        names nothing) is one name."""
+
+        def typed(word: str) -> set[str]:
+            return {t for p, t in TYPE_WORDS if p.fullmatch(word)}
+
+        if end - start < 2:
+            return False
+        if typed(self.word(start)):
+            return True
+        kinds = typed(self.word(end - 1))
+        return bool(kinds) and (
+            not kinds & types or bool(self.linker.lookup(self.span(start, end - 1)))
+        )
 
     def _name_like(self, start: int, end: int) -> bool:
         """Whether a span could be a name: it starts and ends on a content word."""
@@ -916,6 +1029,8 @@ class _Parser:
             self.at += 1
         start = self.at
         argument = self.argument()
+        if self.kind() == "aux" and self.kind(1) == "relation":
+            self.at += 1  # "that SNCA and LRRK2 are (both) linked to"
         relation = self.peek()
         if reduced and (relation is None or relation.kind != "relation"):
             self.at = start

@@ -84,6 +84,9 @@ if TYPE_CHECKING:
 
 #: An anchor whose runner-up links within this margin is reported as ambiguous.
 AMBIGUITY_MARGIN = 0.05
+#: Verbs that name a relation only by default ("which phenotypes do X have"): when its types
+#: do not fit, the one relation joining the types is meant.
+_GENERIC_VERBS = frozenset({"have", "has", "having", "show", "shows", "showing"})
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
 MIN_RELATION_SIMILARITY = 0.35
 
@@ -210,16 +213,20 @@ class QueryPlan(BaseModel):
     relations: list[RelationLink]
     planner: Literal["offline", "llm"] = "offline"
     notes: list[str] = Field(default_factory=list)
+    #: Everyday words of the question the offline reader could not place and left out.
+    unread: list[str] = Field(default_factory=list)
     #: A yes/no question's entity ("Is LRRK2 associated with PD8?": LRRK2): the answer is
     #: yes when the query's answers hold it.
     candidate: AnchorLink | None = None
 
     @property
     def ambiguous(self) -> bool:
-        """Whether the reading needs the user's check: an anchor with close alternatives, or a
-        relation guessed from an unknown wording by embedding similarity."""
-        return any(anchor.ambiguous for anchor in self.anchors) or any(
-            relation.method == "embedding" for relation in self.relations
+        """Whether the reading needs the user's check: an anchor with close alternatives, a
+        relation guessed from an unknown wording by embedding similarity, or words left out."""
+        return (
+            any(anchor.ambiguous for anchor in self.anchors)
+            or any(relation.method == "embedding" for relation in self.relations)
+            or bool(self.unread)
         )
 
     @classmethod
@@ -349,6 +356,10 @@ class OfflinePlanner:
         tree = self._phrase(reading.answer)
         notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
         notes += [f"read {wrong!r} as {right!r}" for wrong, right in reading.corrected]
+        notes += [
+            f"left out {words!r}: the reader could not place it; check this reading"
+            for words in reading.ignored
+        ]
         notes += self.readings
         narrowed = self._subtypes_of(tree, reading)
         if narrowed is not None:
@@ -362,7 +373,7 @@ class OfflinePlanner:
         answer_type = self._type_of(tree)
         if reading.candidate is None:
             return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
-                                notes=notes)  # fmt: skip
+                                notes=notes, unread=reading.ignored)  # fmt: skip
         tag = reading.candidate.tag
         fitting = [e for e in tag.entities if answer_type is None or e.type == answer_type]
         if not fitting:
@@ -374,7 +385,7 @@ class OfflinePlanner:
                                score=round(best.score, 4))  # fmt: skip
         notes.append(f"a yes/no question: yes when {best.name} is among the answers")
         return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
-                            candidate=candidate, notes=notes)  # fmt: skip
+                            candidate=candidate, notes=notes, unread=reading.ignored)  # fmt: skip
 
     def _subtypes_of(self, tree: QueryNode, reading: chart.Reading) -> tuple[QueryNode, str] | None:
         """ "Which inherited dystonias feature myoclonus": the answers among the direct
@@ -463,7 +474,18 @@ class OfflinePlanner:
         joins proteins) means the one relation joining the types, if there is one."""
         tag = clause.relation
         if not tag.relation or tag.relation in self.signatures:
-            return self._worded_clause(clause, tag, answer_type, hint)
+            linked = len(self.anchors), len(self.relations)
+            try:
+                return self._worded_clause(clause, tag, answer_type, hint)
+            except PlanningError:
+                if tag.text.lower() not in _GENERIC_VERBS:
+                    raise
+            # "the genes that A and B have in common": "have" says only that the two are
+            # joined, by whichever relation joins their types
+            del self.anchors[linked[0] :], self.relations[linked[1] :]
+            return self._worded_clause(
+                clause, dataclasses.replace(tag, relation=""), answer_type, hint
+            )
         try:
             return self._worded_clause(
                 clause, dataclasses.replace(tag, relation=""), answer_type, hint

@@ -197,6 +197,7 @@ _DEFINITIONS = [
         verb="is part of",
         question_phrases=(
             (r"(?:parts?|components?|component process(?:es)?|subprocess(?:es)?) of", "inverse"),
+            (r"(?:forms?|makes? up|forming|making up) (?:a )?part of", "inverse"),
         ),
         examples=("part of", "component of"),
         directed_claims=True,

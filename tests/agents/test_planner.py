@@ -574,3 +574,77 @@ def test_questions_read_by_phrase_structure(
     if "inherited dystonias" in question:
         assert any(note.startswith("read 'inherited dystonias' as the direct subtypes of")
                    and "MONDO:0044807" in note for note in plan.notes)  # fmt: skip
+
+
+ANKLE_CLONUS, MACROAUTOPHAGY, AUTOPHAGOSOME_ASSEMBLY = "HP:0011448", "GO:0016236", "GO:0000045"
+
+
+def up(levels: int, inner: dict[str, object], relation: str = "subclass_of") -> dict[str, object]:
+    for _ in range(levels):
+        inner = project(relation, inner)
+    return inner
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a number of levels up or down the hierarchy is that many hops
+        ("What terms sit three levels above ankle clonus in HPO?", up(3, entity(ANKLE_CLONUS))),
+        ("Walk up two levels from ankle clonus: which term do you reach?",
+         up(2, entity(ANKLE_CLONUS))),
+        ("Which terms are two levels below dystonia?",
+         project("subclass_of", project("subclass_of", entity(DYSTONIA), True), True)),
+        ("Going up two part_of steps from macroautophagy, which process do you land on?",
+         up(2, entity(MACROAUTOPHAGY), "part_of")),
+        # "form part of" names the parts, as "parts of" does
+        ("Which processes form part of autophagosome assembly or of macroautophagy?",
+         {"op": "union", "inputs": [project("part_of", entity(AUTOPHAGOSOME_ASSEMBLY), True),
+                                    project("part_of", entity(MACROAUTOPHAGY), True)]}),
+        # "all" after a list of subjects: what they all have, an intersection
+        ("What diseases are SNCA, PINK1 and PRKN all linked to?",
+         {"op": "intersect", "inputs": [project("associated_with", entity(g))
+                                        for g in (SNCA, PINK1, PARKIN)]}),
+        # an object relative with a list of subjects and a stranded verb
+        ("What phenotypes are recorded for the diseases that SNCA and PINK1 are both linked to?",
+         project("has_phenotype", {"op": "intersect", "inputs": [
+             project("associated_with", entity(SNCA)),
+             project("associated_with", entity(PINK1))]})),
+        # "have" whose default relation cannot join the types: the relation that can
+        ("What phenotypes do the genes that Parkinson disease 4 and Parkinson disease 11 have "
+         "in common show?",
+         project("has_phenotype", {"op": "intersect", "inputs": [
+             project("associated_with", entity(PD4), True),
+             project("associated_with", entity(PD11), True)]})),
+        # a type word at the end of a name is part of it when the rest names nothing alone
+        ("Which genes underlie the subtypes of HD-like syndromes?",
+         project("associated_with", project("subclass_of", entity("MONDO:0015548"), True),
+                 True)),
+    ],
+)  # fmt: skip
+def test_questions_as_further_writers_word_them(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    plan = service.resources("demo").planner.plan(question)
+    assert plan.query.model_dump() == expected
+
+
+def test_everyday_words_the_reader_cannot_place_are_left_out_and_flagged(
+    service: QueryService,
+) -> None:
+    planner = service.resources("demo").planner
+    plan = planner.plan("Which genes are associated with Parkinson disease 4, please?")
+    assert plan.unread == ["please"] and plan.ambiguous  # never a confident plan
+    assert "left out 'please': the reader could not place it; check this reading" in plan.notes
+    assert plan.query.model_dump() == project("associated_with", entity(PD4), inverse=True)
+    # words that change what is asked are never left out, nor numbers, nor names the KG lacks
+    for question in (
+        "What is the usual dose for Parkinson disease 4?",
+        "Which genes were associated with Parkinson disease 4 in 1997?",
+        "Which genes are associated with Parkinson disease 4 in zebrafish?",
+    ):
+        with pytest.raises(PlanningError, match="could not read"):
+            planner.plan(question)
+    # nor more than a few words: most of the question would go unread
+    with pytest.raises(PlanningError, match="could not read"):
+        planner.plan("Which genes, as far as anyone can tell, are associated with Parkinson "
+                     "disease 4?")  # fmt: skip
