@@ -200,6 +200,24 @@ def test_vectorised_model_equals_the_loop_reference(
             )
 
 
+def test_both_aggregations_count_a_repeated_edge_as_often_as_it_is_given(
+    ultra_4g: UltraCompletion, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A triple given twice sends its message twice, by sparse product as edge by edge."""
+    store = tiny_store()
+    entities = sorted(node.id for node in store.nodes())
+    triples = [edge.triple for edge in store.edges()]
+    repeated = [*triples, *triples[:5]]
+    logits = {}
+    for name, minimum in (("sparse", 1), ("per-edge", 10**9)):
+        monkeypatch.setattr(ultra_module, "_TYPED_MIN_EDGES", minimum)
+        bound = ultra_4g.bind_triples(entities, repeated)
+        logits[name] = bound.tail_logits([entities[0], entities[3]], triples[0][1])
+    torch.testing.assert_close(logits["sparse"], logits["per-edge"], rtol=1e-5, atol=1e-5)
+    once = ultra_4g.bind_triples(entities, triples).tail_logits([entities[0]], triples[0][1])
+    assert not torch.allclose(once, logits["sparse"][:1])  # the repeats do count
+
+
 # -- the bound API ----------------------------------------------------------------------------
 def test_bind_orders_entities_and_relations(ultra_4g: UltraCompletion) -> None:
     store = tiny_store()
