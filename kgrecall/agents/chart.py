@@ -119,7 +119,8 @@ _HYPHEN_VERBS: dict[str, tuple[str, Hint]] = {
 _HYPHEN_RELATION = re.compile(rf"^(?P<name>.+?)-(?P<verb>{'|'.join(_HYPHEN_VERBS)})$", re.I)
 _FILLER_PHRASES = re.compile(
     r"(?:(?:have|has) been|(?:known|reported|thought|believed|said) to(?: be)?|in common|"
-    r"one of(?: the)?|among(?: the)?|all of|(?:is|are) there|when mutated|"
+    r"one of(?: the)?|among(?: the)?|all (?:(?:two|three|four|five|\d+) )?of|(?:is|are) there|"
+    r"when mutated|"
     r"about)(?![\w-])",
     re.IGNORECASE,
 )
@@ -174,7 +175,8 @@ _SHARES_WITH_WHICH = re.compile(
     re.IGNORECASE,
 )
 _SHARING = re.compile(
-    rf"\b(?P<answers>\w+)\s+(?:that\s+)?shar(?:e|es|ing)\s+(?:an?\s+|any\s+)?"
+    rf"\b(?P<answers>\w+)\s+(?:that\s+|which\s+)?(?:shar(?P<finite>es?)|sharing)\s+"
+    rf"(?:an?\s+|any\s+)?"
     rf"(?P<via>{_SHARED_NOUNS})\s+with\s+",
     re.IGNORECASE,
 )
@@ -183,10 +185,36 @@ _PARTITIVE = re.compile(
     r"^(?:of|among)\s+the\s+(?P<group>[^,]+),\s*(?:which|what)(?:\s+ones)?\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
-#: A topic put first, then the question about it: "Huntingtin: which disorders is it …".
-_TOPIC = re.compile(r"^(?P<topic>[^:;–—]+?)\s*(?::|\s[-–—]\s)\s*(?P<rest>\S.*)$")
+#: A group with an object relative and no "that": "the diseases TBK1 is linked to".
+_REDUCED_RELATIVE = re.compile(
+    rf"^(?P<head>{'|'.join(p.pattern for p, _ in TYPE_WORDS)})\s+"
+    r"(?!(?:that|which|of|for|with|in|to|linked|associated|related)\b)"
+    r"(?=\S.*\s(?:is|are|was|were|has|have|do|does)\s)",
+    re.IGNORECASE,
+)
+_THAT = r"\g<head> that "
+#: A topic put first, then the question about it: "Huntingtin: which disorders is it …",
+#: "For Sonic hedgehog, which genes …".
+_TOPIC = re.compile(
+    r"^(?:(?:for|regarding|concerning|as for)\s+(?P<named>[^,:;]+?),\s*"
+    r"(?=(?:which|what|who|list|name|give|find|show)\b)|"
+    r"(?P<topic>[^:;–—]+?)\s*(?::|\s[-–—]\s)\s*)(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
 _PRONOUN = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
-_POSSESSIVE_PRONOUN = re.compile(r"\b(?:their|its)\s+(\w[\w-]*)", re.IGNORECASE)
+#: Adjectives that only say "of the topic": "its associated genes" are the topic's genes.
+_OF_ADJECTIVES = r"(?:(?:associated|linked|related|causal|causative|corresponding)\s+)"
+_POSSESSIVE_PRONOUN = re.compile(rf"\b(?:their|its)\s+{_OF_ADJECTIVES}?(\w[\w-]*)", re.I)
+#: "For X, what are the associated genes": the genes of X.
+_IMPLIED_OF = re.compile(
+    rf"\bthe\s+{_OF_ADJECTIVES}({'|'.join(p.pattern for p, _ in TYPE_WORDS)})", re.IGNORECASE
+)
+#: "genes that carry a dystonia annotation" carry dystonia.
+_ANNOTATION = re.compile(
+    r"\b(?P<verb>carr(?:y|ies|ying)|ha(?:ve|s|ving)|with)\s+(?:an?\s+|the\s+)?"
+    r"(?P<term>[^,;?]+?)\s+annotations?\b",
+    re.IGNORECASE,
+)
 #: Where a question names the KG it asks: "In GO, …", "According to the Gene Ontology, …".
 _CONTEXT = re.compile(
     r"^(?:in|within|according to|per)\s+(?:the\s+)?(?:GO|gene ontology|HPO|KG|knowledge graph)"
@@ -238,6 +266,9 @@ _PERFECT = re.compile(
 _GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
 
 NOUNS = ("entity", "type")
+#: Type words that after a name (or a list of names) say which record is meant: "the LRRK2
+#: and SNCA proteins", "the protein of SHH".
+_RECORD_WORDS = frozenset({"gene", "genes", "protein", "proteins", "gene product", "gene products"})
 
 Kind = Literal[
     "entity", "relation", "type", "conj", "relative", "aux", "wh", "filler", "possessive",
@@ -333,8 +364,12 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
     text = _SOURCE_CONTEXT.sub("", text)
     text = _resolved(text)
+    text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
     text = _shared(text)
-    text = _PARTITIVE.sub(lambda m: f"which {m.group('group')} {m.group('rest')}", text)
+    text = _PARTITIVE.sub(
+        lambda m: f"which {_REDUCED_RELATIVE.sub(_THAT, m.group('group'))} {m.group('rest')}",
+        text,
+    )
     tagger = _Tagger(text, linker)
     tags = tagger.tags()
     unknown = [t for t in tags if t.kind == "unknown"]
@@ -406,11 +441,13 @@ def _resolved(text: str) -> str:
     match = _TOPIC.match(text)
     if match is None:
         return text
-    topic, rest = match.group("topic").strip(), match.group("rest")
+    topic, rest = (match.group("named") or match.group("topic")).strip(), match.group("rest")
     if _POSSESSIVE_PRONOUN.search(rest):
         return _POSSESSIVE_PRONOUN.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
     if _PRONOUN.search(rest):
         return _PRONOUN.sub(lambda _: topic, rest, count=1)  # the topic's text as it is
+    if _IMPLIED_OF.search(rest):
+        return _IMPLIED_OF.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
     return text
 
 
@@ -424,7 +461,11 @@ def _shared(text: str) -> str:
         via = _plural(asked.group("via"))
         return f"{asked.group('rest')} of the {via} of {asked.group('x')}"
     return _SHARING.sub(
-        lambda m: f"{m.group('answers')} of the {_plural(m.group('via'))} of ", text
+        lambda m: (
+            f"{m.group('answers')}{' that are' * bool(m.group('finite'))} of the "
+            f"{_plural(m.group('via'))} of "
+        ),
+        text,
     )
 
 
@@ -789,6 +830,23 @@ _ELIDED = re.compile(r"(?:type\s+)?\d{1,3}[A-Za-z]?", re.IGNORECASE)
 _NUMBER_AT_END = re.compile(r"(?<![\d.])\d{1,3}[A-Za-z]?$")
 
 
+def _record_of(head: Tag | None, joint: Tag | None, entity: Tag | None) -> bool:
+    """Whether the tags say "the protein of X" for an X with a protein record."""
+    return (
+        head is not None
+        and head.kind == "type"
+        and head.text.lower() in _RECORD_WORDS
+        and not head.text.lower().endswith("s")
+        and joint is not None
+        and joint.kind == "relation"
+        and not joint.relation
+        and joint.text.lower() == "of"
+        and entity is not None
+        and entity.kind == "entity"
+        and any(e.type == head.node_type for e in entity.entities)
+    )
+
+
 def _noun_relation(tag: Tag) -> bool:
     """Whether a relation phrase opens a noun phrase ("the subtypes of X", "symptoms of X")."""
     return tag.kind == "relation" and bool(tag.relation) and tag.text.lower().endswith(" of")
@@ -932,6 +990,9 @@ class _Parser:
             self.at += 1
             if tag.relation:  # "subtypes of X": the noun is the relation
                 return self._noun_relation(phrase, top)
+            selected = None if top else self._selected(tag)
+            if selected is not None:
+                return selected
         elif tag.kind not in ("relation", "aux") or (tag.kind == "relation" and tag.hyphen):
             raise self.fail("a type word or an entity")
         self.clauses(phrase, top, first=True)
@@ -947,7 +1008,11 @@ class _Parser:
             and self.kind(1) in ("relation", "aux")
             and tag.text.endswith("s")
             and bool(tag.entities)
-            and all(e.match == "normalized" for e in tag.entities)
+            and all(
+                e.match == "normalized"
+                or (e.match == "acronym" and not e.name.lower().endswith("s"))
+                for e in tag.entities
+            )
             and all(e.type in ("disease", "phenotype", "go_term") for e in tag.entities)
         )
 
@@ -1000,7 +1065,12 @@ class _Parser:
             if self.kind() == "aux" and (self.kind(1) == "relation" or (copula and self._role(1))):
                 self.at += 1  # "are associated with", "are receptors for"
             # "the proteins SHH binds": an object relative without "that"
-            reduced = first and not top and phrase.head is not None and self.kind() == "entity"
+            reduced = (
+                first
+                and not top
+                and phrase.head is not None
+                and (self.kind() == "entity" or self._selects())
+            )
             clause = self._clause(marked, reduced=reduced)
             if clause is None:
                 self.at = start
@@ -1100,7 +1170,11 @@ class _Parser:
                 phrase.joiners.append(",")  # "X, Y or Z": the comma takes the last word
             else:
                 # "of X and of Y" lists the answers of each; "in X as well as in Y" asks both
-                either = repeated and "as well as" not in said
+                either = (
+                    repeated
+                    and "as well as" not in said
+                    and self.peek(ahead).text.lower() != "with"  # type: ignore[union-attr]
+                )
                 joiner = "or" if either or re.search(r"\bor\b", said) else "and"
                 commas = len(phrase.joiners) - len(list(itertools.takewhile(
                     lambda j: j == ",", reversed(phrase.joiners))))  # fmt: skip
@@ -1140,6 +1214,9 @@ class _Parser:
         # compound heads, innermost first: "NBIA subtype genes" are the genes of the subtypes
         # of NBIA, "FGF8 receptor genes" those of FGF8's receptors; a relative clause after
         # one is about it ("the PD genes that are annotated with X")
+        self._records(phrase)
+        self._each_headed(phrase)
+        tag = self.peek()
         named = phrase
         while tag is not None and tag.kind == "type":
             after = self.peek(1)
@@ -1177,6 +1254,69 @@ class _Parser:
             # after them belongs to the phrase above: "genes of X subtypes have chorea")
             self.clauses(phrase, top=False, first=True)
         return phrase
+
+    def _records(self, phrase: Phrase) -> None:
+        """ "the LRRK2 and SNCA proteins": a record word after a list of two or more gene or
+        protein names, each with such a record, says which records are meant (no relation).
+        After one name the word may be the answers ("which SHH proteins")."""
+        tag = self.peek()
+        if (
+            tag is None
+            or tag.kind != "type"
+            or tag.text.lower() not in _RECORD_WORDS
+            or len(phrase.mentions) < 2
+            or not all(
+                any(e.type == tag.node_type for e in m.tag.entities)
+                and {e.type for e in m.tag.entities} <= {"gene", "protein"}
+                for m in phrase.mentions
+            )
+        ):
+            return
+        for mention in phrase.mentions:
+            mention.tag.entities = [e for e in mention.tag.entities if e.type == tag.node_type]
+        self.at += 1
+
+    def _each_headed(self, phrase: Phrase) -> None:
+        """ "the Perry syndrome gene or the Wilson disease gene": the same type word after
+        each name of an or-list is read once, after the whole list ("the genes of Perry
+        syndrome or Wilson disease"); the head is left for the compound reading."""
+        head = self.peek()
+        if head is None or head.kind != "type" or head.relation or len(phrase.mentions) != 1:
+            return
+        at, listed, joiners = self.at + 1, [], []
+        while at + 2 < len(self.tags):
+            joiner, entity, again = self.tags[at : at + 3]
+            if (
+                joiner.kind != "conj"
+                or joiner.text.lower() not in (",", "or")
+                or entity.kind != "entity"
+                or again.kind != "type"
+                or again.relation
+                or again.node_type != head.node_type
+            ):
+                break
+            listed.append(Mention(entity))
+            joiners.append(joiner.text.lower())
+            at += 3
+        if "or" not in joiners:
+            return
+        phrase.mentions += listed
+        phrase.joiners += ["or"] * len(listed)
+        self.at = at - 1  # at the last type word
+
+    def _selects(self) -> bool:
+        """Whether "the protein of X" (a record selected, see :meth:`_selected`) comes next."""
+        return _record_of(self.peek(), self.peek(1), self.peek(2))
+
+    def _selected(self, head: Tag) -> Phrase | None:
+        """ "the protein of SHH": a singular record word before "of" and a name that has such
+        a record selects it (no relation: SHH the protein, not its binding partners)."""
+        entity = self.peek(1)
+        if entity is None or not _record_of(head, self.peek(), entity):
+            return None
+        entity.entities = [e for e in entity.entities if e.type == head.node_type]
+        self.at += 1
+        return self.entities()
 
     def _wrapper(self, entity: Tag) -> None:
         """ "the TREM2 gene", "the APOE gene product": a singular type word after a name

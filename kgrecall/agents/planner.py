@@ -86,7 +86,9 @@ if TYPE_CHECKING:
 AMBIGUITY_MARGIN = 0.05
 #: Verbs that name a relation only by default ("which phenotypes do X have"): when its types
 #: do not fit, the one relation joining the types is meant.
-_GENERIC_VERBS = frozenset({"have", "has", "having", "show", "shows", "showing"})
+_GENERIC_VERBS = frozenset(
+    {"have", "has", "having", "show", "shows", "showing", "carry", "carries", "carrying"}
+)
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
 MIN_RELATION_SIMILARITY = 0.35
 

@@ -73,7 +73,8 @@ _DEFINITIONS = [
         verb="interacts with",
         question_phrases=(
             (r"(?:that |which )?interact(?:s|ing)? with|bind(?:s|ing)?(?: to)?|"
-             r"(?:are |is )?bound by|(?:interaction |binding )?partners of", "forward"),
+             r"(?:are |is )?bound by|(?:interaction |binding )?partners of|"
+             r"signal(?:s|ling)? (?:through|via)", "forward"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
     ),
@@ -126,7 +127,8 @@ _DEFINITIONS = [
         verb="encodes",
         question_phrases=(
             (r"(?:are |is )?encoded by|(?:that |which )?encode(?:s)?|encoding|products? of|"
-             r"translated from|(?:that |which )?cod(?:e|es|ing) for", None),
+             r"translated from|(?:are |is )?(?:made|produced) from|"
+             r"(?:that |which )?cod(?:e|es|ing) for", None),
         ),
         examples=("encodes", "encoded by", "gene product of"),
         directed_claims=True,
@@ -218,7 +220,8 @@ _DEFINITIONS = [
         verb="has the phenotype",
         question_phrases=(
             (r"(?:shows?|turns?) up in|comes? with|coming with|"
-             r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits)"
+             r"(?:do |does )?(?:have|has|having|show|shows|showing|exhibit|exhibits|carry|"
+             r"carries|carrying)"
              r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
              r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
              r"characteri[sz]ed by|(?:clinical )?(?:phenotypes?|symptoms?|features?|signs?|"

@@ -93,6 +93,10 @@ _GENE_QUALIFIED = re.compile(
 )
 _NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$")
 _EPONYM = re.compile(r"^(?P<name>[A-Z][\w-]+)['’]s?$")
+#: An eponym and its noun: "Perry disease", "Kufor-Rakeb syndrome", "Mohr-Tranebjaerg disease".
+_EPONYM_NOUN = re.compile(
+    r"^(?P<name>[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)?)\s+(?P<noun>disease|syndrome)$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,13 +549,18 @@ def _same_symbol(symbol: str, mention: str) -> bool:
 
 
 def _bare_forms(mention: str) -> list[str]:
-    """The mention without a qualifier ("TOR1A-related" → "TOR1A"), and a bare possessive
-    eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson syndrome")."""
+    """The mention without a qualifier ("TOR1A-related" → "TOR1A"), a bare possessive
+    eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson syndrome"), and an
+    eponym with the other noun ("Perry disease" → "Perry syndrome")."""
     bare = strip_qualifier(mention)
     forms = [bare] if bare else []
     eponym = _EPONYM.match(mention.strip())
     if eponym and any(quote in mention for quote in "'’"):
         forms += [f"{eponym.group('name')} {noun}" for noun in ("disease", "syndrome")]
+    named = _EPONYM_NOUN.match(mention.strip())
+    if named:  # "Perry disease" for "Perry syndrome", "Wilson syndrome" for "Wilson disease"
+        other = "syndrome" if named.group("noun").lower() == "disease" else "disease"
+        forms.append(f"{named.group('name')} {other}")
     return forms
 
 

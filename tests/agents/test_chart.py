@@ -205,8 +205,10 @@ def test_a_family_member_named_by_its_number_alone_is_that_member(index: EntityI
 def test_joiners_of_repeated_prepositions(index: EntityIndex) -> None:
     both = read("genes implicated in Parkinson disease 7 as well as in Alzheimer disease", index)
     either = read("phenotypes of Parkinson disease 7 and of Alzheimer disease", index)
+    with_both = read("genes associated with Parkinson disease 7 and with Alzheimer disease", index)
     assert both.answer.clauses[0].argument.joiners == ["and"]
     assert either.answer.clauses[0].argument.joiners == ["or"]
+    assert with_both.answer.clauses[0].argument.joiners == ["and"]
 
 
 def test_a_yes_no_question_has_a_candidate(index: EntityIndex) -> None:

@@ -576,6 +576,73 @@ def test_questions_read_by_phrase_structure(
                    and "MONDO:0044807" in note for note in plan.notes)  # fmt: skip
 
 
+PERRY, WILSON, NARCOLEPSY_1, PD = "OMIM:168605", "OMIM:277900", "ORPHA:2073", "MONDO:0005180"
+SHH, NETRIN_1, SEMA3A, TGFBR2 = (
+    "uniprot:Q15465",
+    "uniprot:O95631",
+    "uniprot:Q14563",
+    "uniprot:P37173",
+)
+FGFRS = ("uniprot:P11362", "uniprot:P21802", "uniprot:P22607")
+GENES_OF_NARCOLEPSY_1 = project("associated_with", entity(NARCOLEPSY_1), True)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # relation wording: signalling through a receptor, proteins made from genes
+        ("Which ligands signal via the TGF-beta receptor type II?",
+         project("interacts_with", entity(TGFBR2), True)),
+        ("Which proteins are produced from the genes of Narcolepsy type 1?",
+         project("encodes", GENES_OF_NARCOLEPSY_1)),
+        # a topic first: "its associated genes" are its genes; "For X, …" is a topic too, and
+        # without a pronoun "the related genes" are the topic's
+        ("Narcolepsy type 1 - which proteins do its associated genes encode?",
+         project("encodes", GENES_OF_NARCOLEPSY_1)),
+        ("Regarding Perry syndrome, what are the related genes?",
+         project("associated_with", entity(PERRY), True)),
+        ("For SHH, which genes encode the receptors that its protein binds?",
+         project("encodes", project("interacts_with", entity(SHH)), True)),
+        # "the protein of X" selects X's protein record (no interaction hop)
+        ("Which receptors does the protein of SHH bind?", project("interacts_with", entity(SHH))),
+        # one type word after each name of an or-list: read once, after the list
+        ("Which diseases are linked to the Perry syndrome gene or the Wilson disease gene?",
+         project("associated_with", {"op": "union", "inputs": [
+             project("associated_with", entity(PERRY), True),
+             project("associated_with", entity(WILSON), True)]})),
+        # a record word after a list of protein names selects the records
+        ("Which receptors bind the netrin-1 and semaphorin 3A proteins?",
+         {"op": "intersect", "inputs": [project("interacts_with", entity(NETRIN_1)),
+                                        project("interacts_with", entity(SEMA3A))]}),
+        ("Name the ligands binding all three of FGFR1, FGFR2 and FGFR3",
+         {"op": "intersect", "inputs": [project("interacts_with", entity(f), True)
+                                        for f in FGFRS]}),
+        # an eponym with the other noun
+        ("Which genes are linked to Perry disease?",
+         project("associated_with", entity(PERRY), True)),
+        # a partitive group with an object relative and no "that"
+        ("Of the diseases SNCA is linked to, which are subtypes of Parkinson disease?",
+         {"op": "intersect", "inputs": [project("associated_with", entity(SNCA)),
+                                        project("subclass_of", entity(PD), True)]}),
+        ("Which genes carry a chorea annotation?", project("has_phenotype", entity(CHOREA), True)),
+        # a finite "share" after a compound head: the subtypes that are diseases of its genes
+        ("Which Parkinson disease subtypes share a gene with Perry syndrome?",
+         {"op": "intersect", "inputs": [
+             project("subclass_of", entity(PD), True),
+             project("associated_with", project("associated_with", entity(PERRY), True))]}),
+        # "with X and with Y": both (a repeated "of" lists the answers of each)
+        ("Which genes are associated with Parkinson disease 4 and with Parkinson disease 11?",
+         {"op": "intersect", "inputs": [project("associated_with", entity(PD4), True),
+                                        project("associated_with", entity(PD11), True)]}),
+    ],
+)  # fmt: skip
+def test_questions_as_a_fifth_writer_words_them(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    plan = service.resources("demo").planner.plan(question)
+    assert plan.query.model_dump() == expected
+
+
 ANKLE_CLONUS, MACROAUTOPHAGY, AUTOPHAGOSOME_ASSEMBLY = "HP:0011448", "GO:0016236", "GO:0000045"
 
 

@@ -63,6 +63,9 @@ def best(index: EntityIndex, mention: str, **kwargs: object) -> tuple[str, str] 
         ("Huntington's disease", None, None),  # not in this KG: unlinked, nothing guessed
         ("Wilson's disease", "D:WILSON", "name"),  # folded: the possessive dropped
         ("Wilson's", "D:WILSON", "name"),  # a bare possessive eponym → "Wilson disease"
+        ("Wilson syndrome", "D:WILSON", "name"),  # an eponym with the other noun
+        ("Pick syndrome", "D:PICK", "name"),
+        ("Dystonia syndrome", None, None),  # no such name under either noun
         ("dementia with Lewy bodies", "D:DLB", "word_order"),
         ("Lewy body dementia", "D:DLB", "normalized"),  # comma-inverted name
         ("oculogyric crises", "H:OGC", "normalized"),  # plural
