@@ -121,6 +121,7 @@ _DEFINITION = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,9})\)")
 #: Words either side of a mention searched for a cue.
 CUE_WINDOW = 3
 _GENE_TYPES = frozenset({"gene", "protein"})
+_KG_TYPES = frozenset({"gene", "protein", "disease", "phenotype", "go_term"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 12
@@ -365,10 +366,9 @@ class EntityExtractor:
                 # the sentence ("TBP was added as a plasticiser" has none)
                 gene = chosen.type in _GENE_TYPES
                 cue = _GENE_CUE if gene else _DISEASE_CUE
-                # in a table row, a name of the other kind in an earlier cell is the cue
-                # ("| SOD1 | ALS | 12 % |", "| Dejerine-Sottas neuropathy | PRX |")
-                other = _CLINICAL_TYPES if gene else _GENE_TYPES
-                if not (sentences.has(start, cue) or sentences.row_names(start, other)):
+                # in a table row, a KG name in an earlier cell is the cue ("| SOD1 | ALS |
+                # 12 % |", "| Dejerine-Sottas neuropathy | PRX |", "| Netrin-1 | DCC |")
+                if not (sentences.has(start, cue) or sentences.row_names(start, _KG_TYPES)):
                     chosen = None
             if chosen is None:
                 return None

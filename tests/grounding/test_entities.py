@@ -110,9 +110,12 @@ def test_a_list_is_not_read_as_one_name_without_its_comma(extractor: EntityExtra
 def test_a_bare_abbreviation_in_a_table_row_is_cued_by_the_other_cells(
     extractor: EntityExtractor,
 ) -> None:
-    # no cue word in a row: a gene in an earlier cell cues a disease abbreviation after it
+    # no cue word in a row: a KG name in an earlier cell cues an abbreviation after it, a
+    # gene's disease or a ligand's receptor
     assert ids(extractor, "| SOD1 | ALS | about 12% |").get("ALS") is not None
     assert "ALS" not in ids(extractor, "| Aim | ALS | about 12% |")
+    assert ids(extractor, "| Netrin-1 | DCC | axon guidance |").get("DCC") is not None
+    assert "DCC" not in ids(extractor, "| Cohort B | DCC | axon guidance |")
 
 
 def test_long_names_are_found_whole(extractor: EntityExtractor) -> None:
