@@ -209,6 +209,22 @@ _POSSESSIVE_PRONOUN = re.compile(rf"\b(?:their|its)\s+{_OF_ADJECTIVES}?(\w[\w-]*
 _IMPLIED_OF = re.compile(
     rf"\bthe\s+{_OF_ADJECTIVES}({'|'.join(p.pattern for p, _ in TYPE_WORDS)})", re.IGNORECASE
 )
+#: A relation noun with no argument after it ("which subtypes are listed").
+_BARE_RELATION_NOUN = re.compile(
+    rf"\b(?:{'|'.join(p.pattern for p, _, _, _ in _RELATION_NOUNS)})(?!\s+(?:of|in|under)\b)",
+    re.IGNORECASE,
+)
+#: "genes that have chorea and dystonia as phenotypes" have them.
+_AS_KIND = re.compile(
+    r"\s+as\s+(?:(?:its|their|an?)\s+)?(?:phenotypes?|features?|symptoms?|signs?|annotations?)\b",
+    re.IGNORECASE,
+)
+#: "subtypes whose records list X" are the subtypes that have X.
+_WHOSE_RECORDS = re.compile(
+    r"\bwhose\s+(?:records?|entries|entry|annotations?|(?:phenotype\s+)?profiles?)\s+"
+    r"(?:list|include|contain|mention|show)s?\b",
+    re.IGNORECASE,
+)
 #: "genes that carry a dystonia annotation" carry dystonia.
 _ANNOTATION = re.compile(
     r"\b(?P<verb>carr(?:y|ies|ying)|ha(?:ve|s|ving)|with)\s+(?:an?\s+|the\s+)?"
@@ -349,10 +365,38 @@ class Reading:
     categories: list[Tag] = field(default_factory=list)
     #: everyday words the reader could not place and left out ("please", "catalogued")
     ignored: list[str] = field(default_factory=list)
+    #: the question was a bare noun phrase, read as a list request ("List …")
+    listed: bool = False
 
 
 def read(question: str, linker: EntityIndex) -> Reading:
-    """The phrase structure of ``question``; :class:`PhraseError` when it has none."""
+    """The phrase structure of ``question``; :class:`PhraseError` when it has none. A question
+    that is only a noun phrase ("HD-like syndromes presenting with chorea?") is read as a
+    list request when it cannot be read as it stands."""
+    try:
+        return _read(question, linker)
+    except PhraseError as error:
+        if not _NOUN_PHRASE_ONLY.match(question):
+            raise
+        try:
+            reading = _read(f"List {question}", linker)
+        except PhraseError:
+            raise error from None
+        reading.listed = True
+        return reading
+
+
+#: A question that opens with neither a question word, an auxiliary, a request nor a
+#: preposition: perhaps a bare noun phrase.
+_NOUN_PHRASE_ONLY = re.compile(
+    r"^\s*(?!(?:which|what|who|whom|whose|where|when|why|how|is|are|was|were|do|does|did|can|"
+    r"could|has|have|list|show|find|tell|give|name|return|get|identify|of|among|for|in|"
+    r"within|according|regarding|concerning|as)\b)\w",
+    re.IGNORECASE,
+)
+
+
+def _read(question: str, linker: EntityIndex) -> Reading:
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", text)
@@ -365,6 +409,7 @@ def read(question: str, linker: EntityIndex) -> Reading:
     text = _SOURCE_CONTEXT.sub("", text)
     text = _resolved(text)
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
+    text = _WHOSE_RECORDS.sub("that have", _AS_KIND.sub("", text))
     text = _shared(text)
     text = _PARTITIVE.sub(
         lambda m: f"which {_REDUCED_RELATIVE.sub(_THAT, m.group('group'))} {m.group('rest')}",
@@ -448,6 +493,9 @@ def _resolved(text: str) -> str:
         return _PRONOUN.sub(lambda _: topic, rest, count=1)  # the topic's text as it is
     if _IMPLIED_OF.search(rest):
         return _IMPLIED_OF.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
+    noun = _BARE_RELATION_NOUN.search(rest)
+    if noun:  # "ET: which hereditary subtypes are listed" → "… subtypes of ET …"
+        return f"{rest[: noun.end()]} of {topic}{rest[noun.end() :]}"
     return text
 
 
@@ -777,10 +825,14 @@ class _Tagger:
 
     def _shared_head(self, start: int, end: int) -> bool:
         """Words before a conjunction that share the next name's head noun ("focal or
-        generalized dystonia", "juvenile and adult-onset …"): the words in place of the
-        name's first words name an entity."""
-        conjunction = self.taken[end] if end < len(self.tokens) else None
-        named = self.taken[end + 1] if end + 1 < len(self.tokens) else None
+        generalized dystonia", "juvenile and adult-onset …", "Sonic, Indian and Desert
+        hedgehog"): the words in place of the name's first words name an entity."""
+        at = end
+        if self._comma(at):  # a list: the head noun comes after its last conjunction
+            while at < len(self.tokens) and (self.taken[at] is None or self._comma(at)):
+                at += 1
+        conjunction = self.taken[at] if at < len(self.tokens) else None
+        named = self.taken[at + 1] if at + 1 < len(self.tokens) else None
         if (
             conjunction is None
             or conjunction.kind != "conj"
@@ -798,6 +850,10 @@ class _Tagger:
                 self._take(Tag("entity", joined, start, end, entities=entities))
                 return True
         return False
+
+    def _comma(self, at: int) -> bool:
+        tag = self.taken[at] if at < len(self.tokens) else None
+        return tag is not None and tag.kind == "conj" and tag.text == ","
 
     def _absorbed(self, start: int, end: int) -> bool:
         """Words next to a name that narrow it ("classic PSP", "early-onset AD"): the
@@ -1005,7 +1061,7 @@ class _Parser:
         "dystonias") followed by what the answers do: the answers' type, not an anchor."""
         return (
             self.at > 0
-            and self.kind(1) in ("relation", "aux")
+            and self.kind(1) in ("relation", "aux", "relative")
             and tag.text.endswith("s")
             and bool(tag.entities)
             and all(

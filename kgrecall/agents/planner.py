@@ -362,6 +362,8 @@ class OfflinePlanner:
             f"left out {words!r}: the reader could not place it; check this reading"
             for words in reading.ignored
         ]
+        if reading.listed:
+            notes.append("read the question as a request to list what it describes")
         notes += self.readings
         narrowed = self._subtypes_of(tree, reading)
         if narrowed is not None:

@@ -584,6 +584,8 @@ SHH, NETRIN_1, SEMA3A, TGFBR2 = (
     "uniprot:P37173",
 )
 FGFRS = ("uniprot:P11362", "uniprot:P21802", "uniprot:P22607")
+IHH, DHH = "uniprot:Q14623", "uniprot:O43323"
+HD_LIKE, RESTING_TREMOR = "MONDO:0015548", "HP:0002322"
 GENES_OF_NARCOLEPSY_1 = project("associated_with", entity(NARCOLEPSY_1), True)
 
 
@@ -630,6 +632,21 @@ GENES_OF_NARCOLEPSY_1 = project("associated_with", entity(NARCOLEPSY_1), True)
          {"op": "intersect", "inputs": [
              project("subclass_of", entity(PD), True),
              project("associated_with", project("associated_with", entity(PERRY), True))]}),
+        # a bare noun phrase is a list request; "whose records include" is "that have"
+        ("Parkinson disease 4 subtypes whose records include resting tremor?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(PD4), True),
+                                        project("has_phenotype", entity(RESTING_TREMOR), True)]}),
+        ("HD-like syndromes that present with chorea?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(HD_LIKE), True),
+                                        project("has_phenotype", entity(CHOREA), True)]}),
+        # "as a phenotype" only repeats the relation
+        ("Which genes have chorea as a phenotype?", project("has_phenotype", entity(CHOREA), True)),
+        # names sharing the head noun of the list's last one
+        ("Name the receptors shared by Sonic, Indian and Desert hedgehog",
+         {"op": "intersect", "inputs": [project("interacts_with", entity(h))
+                                        for h in (SHH, IHH, DHH)]}),
+        # a topic and a relation noun with no argument: the topic's
+        ("Parkinson disease: which subtypes are there?", project("subclass_of", entity(PD), True)),
         # "with X and with Y": both (a repeated "of" lists the answers of each)
         ("Which genes are associated with Parkinson disease 4 and with Parkinson disease 11?",
          {"op": "intersect", "inputs": [project("associated_with", entity(PD4), True),
@@ -693,6 +710,13 @@ def test_questions_as_further_writers_word_them(
 ) -> None:
     plan = service.resources("demo").planner.plan(question)
     assert plan.query.model_dump() == expected
+
+
+def test_a_bare_noun_phrase_is_read_as_a_list_request_with_a_note(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan("HD-like syndromes that present with chorea?")
+    assert "read the question as a request to list what it describes" in plan.notes
+    with pytest.raises(PlanningError, match="could not read 'frobnicated by'"):  # the first error
+        service.resources("demo").planner.plan("Genes frobnicated by chorea?")
 
 
 def test_everyday_words_the_reader_cannot_place_are_left_out_and_flagged(
