@@ -185,9 +185,11 @@ _PARTITIVE = re.compile(
     r"^(?:of|among)\s+the\s+(?P<group>[^,]+),\s*(?:which|what)(?:\s+ones)?\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
+#: Any type word.
+_TYPE_WORD = "|".join(p.pattern for p, _ in TYPE_WORDS)
 #: A group with an object relative and no "that": "the diseases TBK1 is linked to".
 _REDUCED_RELATIVE = re.compile(
-    rf"^(?P<head>{'|'.join(p.pattern for p, _ in TYPE_WORDS)})\s+"
+    rf"^(?P<head>{_TYPE_WORD})\s+"
     r"(?!(?:that|which|of|for|with|in|to|linked|associated|related)\b)"
     r"(?=\S.*\s(?:is|are|was|were|has|have|do|does)\s)",
     re.IGNORECASE,
@@ -206,9 +208,7 @@ _PRONOUN = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
 _OF_ADJECTIVES = r"(?:(?:associated|linked|related|causal|causative|corresponding)\s+)"
 _POSSESSIVE_PRONOUN = re.compile(rf"\b(?:their|its)\s+{_OF_ADJECTIVES}?(\w[\w-]*)", re.I)
 #: "For X, what are the associated genes": the genes of X.
-_IMPLIED_OF = re.compile(
-    rf"\bthe\s+{_OF_ADJECTIVES}({'|'.join(p.pattern for p, _ in TYPE_WORDS)})", re.IGNORECASE
-)
+_IMPLIED_OF = re.compile(rf"\bthe\s+{_OF_ADJECTIVES}({_TYPE_WORD})", re.IGNORECASE)
 #: A relation noun with no argument after it ("which subtypes are listed").
 _BARE_RELATION_NOUN = re.compile(
     rf"\b(?:{'|'.join(p.pattern for p, _, _, _ in _RELATION_NOUNS)})(?!\s+(?:of|in|under)\b)",

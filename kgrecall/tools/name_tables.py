@@ -39,7 +39,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/4"
+FORMAT = "kgrecall-name-tables/5"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -47,6 +47,9 @@ Entry = tuple[int, str]
 _ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
+#: GO's "dopamine secretion, neurotransmission": biologists write "dopamine secretion" or
+#: "dopamine release" (GO defines it as the regulated release of dopamine by a cell).
+_NEUROTRANSMISSION = re.compile(r"^(?P<what>.+) secretion, neurotransmission$", re.IGNORECASE)
 
 
 def is_symbol(name: str) -> bool:
@@ -188,7 +191,17 @@ class NameTables:
         except (OSError, orjson.JSONDecodeError) as error:
             log.warning("%s: unreadable name tables (%s); building them anew", path, error)
             return None
-        if not isinstance(document, dict) or document.get("format") != FORMAT:
+        written = document.get("format") if isinstance(document, dict) else None
+        if isinstance(written, str) and written.startswith(FORMAT.split("/")[0] + "/"):
+            if written != FORMAT:
+                log.warning(
+                    "%s: name tables of another kgrecall version (%s; this one reads %s); "
+                    "building them in memory on every load until `kgrecall kg index NAME` "
+                    "rewrites them",
+                    path, written, FORMAT,
+                )  # fmt: skip
+                return None
+        else:
             log.warning("%s: not kgrecall name tables; building them anew", path)
             return None
         if document.get("version") != version:
@@ -250,6 +263,11 @@ def _add_name(
     if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
         # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member
         entries["word_order"][word_bag(_FAMILY_MEMBER_ONE.sub("", name))].append(entry)
+    released = _NEUROTRANSMISSION.match(name) if node.type == "go_term" else None
+    if released:
+        for variant in (f"{released['what']} secretion", f"{released['what']} release"):
+            for key in name_keys(variant, fold(variant)):
+                entries["normalized"][key].append(entry)
     if node.type in _ACRONYM_TYPES:
         initials = acronym_of_folded(folded.split())
         if initials:

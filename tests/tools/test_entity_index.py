@@ -290,3 +290,18 @@ def test_two_names_of_one_entity_joined_by_a_slash() -> None:
     index = EntityIndex(names_store())
     assert best(index, "PARK4/NACP", node_types={"gene"}) == ("G:SNCA", "name")
     assert index.lookup("SNCA/SET") == []  # two entities: no link
+
+
+def test_go_neurotransmitter_secretion_is_found_as_biologists_write_it() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("GO:0061527", "go_term", "dopamine secretion, neurotransmission"),
+            Node("GO:0001963", "go_term", "synaptic transmission, dopaminergic"),
+        ]
+    )
+    index = EntityIndex(store)
+    for mention in ("dopamine secretion", "Dopamine release"):
+        assert best(index, mention) == ("GO:0061527", "normalized"), mention
+    # only that GO naming: a qualifier after another name's comma is not dropped
+    assert index.lookup("synaptic transmission") == []

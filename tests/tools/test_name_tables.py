@@ -62,6 +62,11 @@ def test_a_damaged_file_is_rebuilt_not_trusted(
             assert NameTables.load(path, demo.version) is None
         assert "building them anew" in caplog.text
         caplog.clear()
+    # tables an older kgrecall wrote: rebuilt in memory, and the message says how to rewrite
+    path.write_bytes(b'{"format": "kgrecall-name-tables/1", "version": "v"}')
+    with caplog.at_level(logging.WARNING, logger="kgrecall.tools.name_tables"):
+        assert NameTables.load(path, demo.version) is None
+    assert "another kgrecall version" in caplog.text and "kgrecall kg index" in caplog.text
     truncated = NameTables.build(demo)
     truncated.save(path)
     path.write_bytes(path.read_bytes().replace(b'"offsets"', b'"offsetz"'))
