@@ -278,6 +278,12 @@ _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 _PERFECT = re.compile(
     r"\b(?:has|have|had)\s+(?!been\b)(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE
 )
+#: "Can mutations in PINK1 cause …": the gene causes it.
+_MUTATIONS_IN = re.compile(
+    r"\b(?:(?:pathogenic|causal|causative|biallelic|heterozygous|dominant|recessive)\s+)?"
+    r"(?:mutations?|variants?|defects?)\s+(?:in|of)\s+(?=\S)",
+    re.IGNORECASE,
+)
 #: "the APP gene's product" is "the APP gene product"
 _GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
 
@@ -400,6 +406,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", text)
+    text = _MUTATIONS_IN.sub("", text)
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
@@ -723,7 +730,11 @@ class _Tagger:
         )
 
     def _name_like(self, start: int, end: int) -> bool:
-        """Whether a span could be a name: it starts and ends on a content word."""
+        """Whether a span could be a name: it starts and ends on a content word, or ends on
+        an eponym's possessive with no noun after it ("young-onset Parkinson's?")."""
+        if end - start > 1 and self.word(end - 1) in ("'s", "’s"):
+            after = self.word(end) if end < len(self.tokens) else ""
+            return self.word(end - 2)[:1].isupper() and not re.match(r"[\w\u0370-\u03ff]", after)
         for index in (start, end - 1):
             word = self.word(index)
             if not re.match(r"[\w\u0370-\u03ff]", word) or word.lower() in _STOP:

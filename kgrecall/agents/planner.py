@@ -355,6 +355,9 @@ class OfflinePlanner:
             reading = chart.read(text, self.linker)
         except chart.PhraseError as error:
             raise PlanningError(str(error)) from None
+        if reading.candidate is not None:  # "Does HD present with chorea": the disease
+            tag = reading.candidate.tag
+            tag.entities = _named_for_disease(tag.entities)
         tree = self._phrase(reading.answer)
         notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
         notes += [f"read {wrong!r} as {right!r}" for wrong, right in reading.corrected]

@@ -92,7 +92,7 @@ _GENE_QUALIFIED = re.compile(
     re.IGNORECASE,
 )
 _NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$")
-_EPONYM = re.compile(r"^(?P<name>[A-Z][\w-]+)['’]s?$")
+_EPONYM = re.compile(r"^(?P<name>(?:[\w-]+\s+){0,3}[A-Z][\w-]+)['’]s?$")
 #: An eponym and its noun: "Perry disease", "Kufor-Rakeb syndrome", "Mohr-Tranebjaerg disease".
 _EPONYM_NOUN = re.compile(
     r"^(?P<name>[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)?)\s+(?P<noun>disease|syndrome)$"
@@ -550,7 +550,8 @@ def _same_symbol(symbol: str, mention: str) -> bool:
 
 def _bare_forms(mention: str) -> list[str]:
     """The mention without a qualifier ("TOR1A-related" → "TOR1A"), a bare possessive
-    eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson syndrome"), and an
+    eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson syndrome",
+    "young-onset Parkinson's" → "young-onset Parkinson disease"), and an
     eponym with the other noun ("Perry disease" → "Perry syndrome")."""
     bare = strip_qualifier(mention)
     forms = [bare] if bare else []

@@ -706,6 +706,18 @@ def test_questions_as_further_writers_word_them(
     assert plan.query.model_dump() == expected
 
 
+def test_yes_no_questions_as_biologists_word_them(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    # "mutations in X" is X; an eponym's possessive with no noun after it names the disease
+    plan = planner.plan("Can mutations in PINK1 cause young-onset Parkinson's?")
+    assert plan.query.model_dump() == project("associated_with", entity("ORPHA:2828"), True)
+    assert plan.candidate is not None and plan.candidate.id == PINK1
+    # "HD" is also HTT's old symbol: the disease is meant, as for an anchor
+    plan = planner.plan("Does HD present with chorea and dystonia?")
+    assert plan.candidate is not None and plan.candidate.type == "disease"
+    assert plan.candidate.name == "Huntington disease"
+
+
 def test_a_bare_noun_phrase_is_read_as_a_list_request_with_a_note(service: QueryService) -> None:
     plan = service.resources("demo").planner.plan("HD-like syndromes that present with chorea?")
     assert "read the question as a request to list what it describes" in plan.notes
