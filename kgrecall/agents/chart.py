@@ -263,7 +263,8 @@ _WORD_KINDS: dict[str, Kind] = {
     **dict.fromkeys(
         ("the", "a", "an", "all", "any", "known", "every", "also", "both", "either", "together",
          "alike", "really", "each", "those", "these", "them", "their", "its", "direct",
-         "directly", "broader", "categories", "category", "classes", "groups", "terms", "term",
+         "directly", "immediate", "immediately", "broader", "categories", "category", "classes",
+         "groups", "terms", "term",
          "mutations", "mutation", "variants", "variant", "various", "other", "causative",
          "clinical", "kinase"),
         "filler"),
@@ -439,7 +440,8 @@ def _read(question: str, linker: EntityIndex) -> Reading:
         _each_subject(reading.answer)
     reading.guessed, reading.corrected = guessed, corrected
     reading.broadened, reading.categories = parser.broadened, parser.categories
-    reading.ignored = [t.text for t in ignored]
+    # a source named in passing ("the parent HPO terms") changes nothing: no note, no flag
+    reading.ignored = [t.text for t in ignored if not _SOURCE_WORDS.issuperset(_words(t.text))]
     return reading
 
 
@@ -470,10 +472,14 @@ def _ignorable(text: str) -> bool:
     refused."""
     if any(character.isdigit() for character in text):
         return False  # a number unread is a member number or a count: content
-    words = re.findall(r"[^\W\d_]+", text.lower())
+    words = _words(text)
     return bool(words) and all(
         (w in common_words() or w in _SOURCE_WORDS) and w not in _MEANINGFUL for w in words
     )
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+", text.lower())
 
 
 def _each_subject(answer: Phrase) -> None:

@@ -745,3 +745,7 @@ def test_everyday_words_the_reader_cannot_place_are_left_out_and_flagged(
     with pytest.raises(PlanningError, match="could not read"):
         planner.plan("Which genes, as far as anyone can tell, are associated with Parkinson "
                      "disease 4?")  # fmt: skip
+    # a source named in passing changes nothing: left out without a note or a flag
+    plan = planner.plan("What are the immediate parent HPO terms of chorea?")
+    assert plan.query.model_dump() == project("subclass_of", entity(CHOREA))
+    assert not plan.unread and not plan.ambiguous
