@@ -187,6 +187,8 @@ _PARTITIVE = re.compile(
 )
 #: Any type word.
 _TYPE_WORD = "|".join(p.pattern for p, _ in TYPE_WORDS)
+#: "Which of the diseases of LRRK2 …", "Which of LRRK2's diseases …": which diseases.
+_WHICH_OF = re.compile(r"^(which|what)\s+of\s+(?:the\s+)?(?=\S)", re.IGNORECASE)
 #: A group with an object relative and no "that": "the diseases TBK1 is linked to".
 _REDUCED_RELATIVE = re.compile(
     rf"^(?P<head>{_TYPE_WORD})\s+"
@@ -419,6 +421,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
     text = _WHOSE_RECORDS.sub("that have", _AS_KIND.sub("", text))
     text = _shared(text)
+    text = _WHICH_OF.sub(lambda m: f"{m.group(1)} ", text)
     text = _PARTITIVE.sub(
         lambda m: f"which {_REDUCED_RELATIVE.sub(_THAT, m.group('group'))} {m.group('rest')}",
         text,

@@ -72,9 +72,9 @@ _DEFINITIONS = [
         "physical or functional interaction (e.g. ligand–receptor)",
         verb="interacts with",
         question_phrases=(
-            (r"(?:that |which )?interact(?:s|ing)? with|bind(?:s|ing)?(?: to)?|"
-             r"(?:are |is )?bound by|(?:interaction |binding )?partners of|"
-             r"signal(?:s|ling)? (?:through|via)", "forward"),
+            (r"(?:interaction |binding )?partners of|(?:that |which )?interact(?:s|ing)? with|"
+             r"bind(?:s|ing)?(?: to)?|(?:are |is )?bound by|signal(?:s|ling)? (?:through|via)",
+             "forward"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
     ),

@@ -585,6 +585,7 @@ SHH, NETRIN_1, SEMA3A, TGFBR2 = (
 )
 FGFRS = ("uniprot:P11362", "uniprot:P21802", "uniprot:P22607")
 IHH, DHH = "uniprot:Q14623", "uniprot:O43323"
+LRRK2, PARKINSONISM, PROGRANULIN = "NCBIGene:120892", "HP:0001300", "uniprot:P28799"
 HD_LIKE, RESTING_TREMOR = "MONDO:0015548", "HP:0002322"
 GENES_OF_NARCOLEPSY_1 = project("associated_with", entity(NARCOLEPSY_1), True)
 
@@ -646,6 +647,12 @@ _FIFTH_WRITER = [
                                     for h in (SHH, IHH, DHH)]}),
     # a topic and a relation noun with no argument: the topic's
     ("Parkinson disease: which subtypes are there?", project("subclass_of", entity(PD), True)),
+    # "Which of the Xs …" asks which Xs; "binding partners of" is one relation phrase
+    ("Which of LRRK2's diseases present with parkinsonism?",
+     {"op": "intersect", "inputs": [project("associated_with", entity(LRRK2)),
+                                    project("has_phenotype", entity(PARKINSONISM), True)]}),
+    ("What are the binding partners of progranulin?",
+     project("interacts_with", entity(PROGRANULIN))),
     # "with X and with Y": both (a repeated "of" lists the answers of each)
     ("Which genes are associated with Parkinson disease 4 and with Parkinson disease 11?",
      {"op": "intersect", "inputs": [project("associated_with", entity(PD4), True),
