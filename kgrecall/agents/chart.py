@@ -409,7 +409,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", text)
-    text = _MUTATIONS_IN.sub("", text)
+    text = _MUTATIONS_IN.sub(_unless_asked, text)
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
@@ -479,6 +479,13 @@ def _ignorable(text: str) -> bool:
     return bool(words) and all(
         (w in common_words() or w in _SOURCE_WORDS) and w not in _MEANINGFUL for w in words
     )
+
+
+def _unless_asked(match: re.Match[str]) -> str:
+    """ "Can mutations in PINK1 cause …" asks about PINK1; "Which mutations in LRRK2 …" asks
+    about mutations (the KG has none), so those words stay and the question is refused."""
+    asked = re.search(r"\b(?:which|what|how many)\s+$", match.string[: match.start()], re.I)
+    return match.group(0) if asked else ""
 
 
 def _words(text: str) -> list[str]:

@@ -89,6 +89,8 @@ AMBIGUITY_MARGIN = 0.05
 _GENERIC_VERBS = frozenset(
     {"have", "has", "having", "show", "shows", "showing", "carry", "carries", "carrying"}
 )
+#: How a refusal of clauses that ask for different kinds of answers begins.
+_MIXED_KINDS = "the question's clauses ask for different kinds of answers"
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
 MIN_RELATION_SIMILARITY = 0.35
 
@@ -305,6 +307,8 @@ class OfflinePlanner:
         try:
             return self._reading()._phrases(question, text)
         except PlanningError as unread:
+            if str(unread).startswith(_MIXED_KINDS):
+                raise  # read, but it asks for two kinds at once: no pattern guesses further
             try:
                 return self._reading()._patterns(question, text)
             except PlanningError as error:
@@ -453,6 +457,9 @@ class OfflinePlanner:
             else:
                 del self.anchors[linked[0] :], self.relations[linked[1] :]
                 children = self._clauses(phrase, answer_type, hint)
+                found = sorted({k for k in map(self._type_of, children) if k})
+                if len(found) > 1:  # "Which mutations in LRRK2 cause PD8": no one kind
+                    raise PlanningError(f"{_MIXED_KINDS} ({', '.join(found)}); say which is meant")
         if len(children) == 1:
             return children[0]
         return _combine(children, [clause.joiner for clause in phrase.clauses[1:]])

@@ -383,6 +383,8 @@ def test_an_exact_name_wins_over_a_broader_entity_that_embeds_close(
         ("?", "the question is empty"),
         ("Which genes are associated with", "no entity"),
         ("Which genes encode Parkinson disease 4?", "do not connect"),
+        # mutations are not in the KG: the words stay, and the two clauses disagree on a kind
+        ("Which mutations in LRRK2 cause Parkinson disease 8?", "different kinds of answers"),
     ],
 )
 def test_unreadable_questions_say_why(service: QueryService, question: str, message: str) -> None:
