@@ -281,6 +281,9 @@ _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 _PERFECT = re.compile(
     r"\b(?:has|have|had)\s+(?!been\b)(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE
 )
+#: "the sibling terms of X": the children of X's parents (X among them: the query language
+#: has no difference).
+_SIBLINGS = re.compile(r"\b(?:siblings?|sister)(?:\s+(?:terms?|classes|nodes))?\s+of\b", re.I)
 #: "Can mutations in PINK1 cause …": the gene causes it.
 _MUTATIONS_IN = re.compile(
     r"\b(?:(?:pathogenic|causal|causative|biallelic|heterozygous|dominant|recessive)\s+)?"
@@ -376,6 +379,8 @@ class Reading:
     ignored: list[str] = field(default_factory=list)
     #: the question was a bare noun phrase, read as a list request ("List …")
     listed: bool = False
+    #: "siblings of X" read as the children of X's parents (X itself among them)
+    siblings: bool = False
 
 
 def read(question: str, linker: EntityIndex) -> Reading:
@@ -410,6 +415,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", text)
     text = _MUTATIONS_IN.sub(_unless_asked, text)
+    text, siblings = _SIBLINGS.subn("children of the parents of", text)
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
@@ -445,6 +451,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     reading.broadened, reading.categories = parser.broadened, parser.categories
     # a source named in passing ("the parent HPO terms") changes nothing: no note, no flag
     reading.ignored = [t.text for t in ignored if not _SOURCE_WORDS.issuperset(_words(t.text))]
+    reading.siblings = bool(siblings)
     return reading
 
 

@@ -371,6 +371,8 @@ class OfflinePlanner:
         ]
         if reading.listed:
             notes.append("read the question as a request to list what it describes")
+        if reading.siblings:
+            notes.append("read siblings as the children of its parents: it is among them")
         notes += self.readings
         narrowed = self._subtypes_of(tree, reading)
         if narrowed is not None:

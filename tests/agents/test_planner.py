@@ -727,6 +727,14 @@ def test_yes_no_questions_as_biologists_word_them(service: QueryService) -> None
     assert plan.candidate.name == "Huntington disease"
 
 
+def test_siblings_are_the_children_of_the_parents_with_a_note(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan("Which terms are siblings of resting tremor?")
+    assert plan.query.model_dump() == project(
+        "subclass_of", project("subclass_of", entity(RESTING_TREMOR)), True
+    )
+    assert "read siblings as the children of its parents: it is among them" in plan.notes
+
+
 def test_a_bare_noun_phrase_is_read_as_a_list_request_with_a_note(service: QueryService) -> None:
     plan = service.resources("demo").planner.plan("HD-like syndromes that present with chorea?")
     assert "read the question as a request to list what it describes" in plan.notes
