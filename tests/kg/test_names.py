@@ -112,6 +112,11 @@ MESH_LABELS = [
 MESH_SUPPLEMENTARY = [
     "C000609690\tdeutetrabenazine\tSD-809|Austedo\tD013747",
     "C000002\tbevonium\t\tD001561",  # mapped to a descriptor outside the chemical branch
+    # a human protein: its names without species and "protein"; codes and disease names out
+    "C495280\tSNCA protein, human\tNACP protein, human|alpha-synuclein protein, human|"
+    "synuclein, alpha, human|Parkinson disease 1 protein, human|paralysis agitans, human\tD051844",
+    "C000003\tXYZ1 protein, human\txyzzin protein, human\tD051844",  # not an HGNC symbol
+    "C000004\tSnca protein, mouse\tsynuclein protein, mouse\tD051844",  # not human
 ]
 MESH_MAPPINGS = [
     "MESH\tD051844\talpha-Synuclein\tHGNC\t11138\tSNCA",
@@ -175,7 +180,8 @@ def test_derivation_is_reproducible_to_the_byte(fake_wheel: Path, derived: Path)
 
 def test_mesh_table_keeps_protein_names_of_one_gene(derived: Path) -> None:
     rows = {row.mesh_id: row for row in read_mesh_gene_names(derived / "mesh_gene_names.tsv.gz")}
-    assert set(rows) == {"D051844", "D000002"}  # the family and the chemical left out
+    # the family and the chemical left out, one human-protein supplementary concept kept
+    assert set(rows) == {"D051844", "D000002", "C495280"}
     synuclein = rows["D051844"]
     assert synuclein.hgnc_id == "HGNC:11138" and synuclein.uniprot == ("P37840",)
     assert synuclein.names == (
@@ -185,6 +191,9 @@ def test_mesh_table_keeps_protein_names_of_one_gene(derived: Path) -> None:
     )
     # a UniProt mapping is resolved to its HGNC gene; over-long entry terms are dropped
     assert rows["D000002"].hgnc_id == "HGNC:7" and rows["D000002"].synonyms == ("Short Name",)
+    concept = rows["C495280"]
+    assert concept.names == ("alpha-synuclein", "synuclein, alpha")
+    assert (concept.hgnc_id, concept.uniprot) == ("HGNC:11138", ("P37840",))
 
 
 def test_mesh_terms_keep_drugs_chemicals_and_anatomy(derived: Path) -> None:

