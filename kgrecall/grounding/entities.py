@@ -37,7 +37,7 @@ from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.loaders.names import read_outside_names, vocabulary_key
 from kgrecall.tools.linking import EntityIndex, LinkedEntity
-from kgrecall.tools.names import common_words
+from kgrecall.tools.names import FILLERS, common_words
 
 MentionKind = Literal[
     "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
@@ -125,6 +125,14 @@ _KG_TYPES = frozenset({"gene", "protein", "disease", "phenotype", "go_term"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 12
+#: Words a disease, phenotype or GO-term mention may be widened by, before and after it.
+WIDEN_BEFORE = 3
+WIDEN_AFTER = 6
+_WIDENED_TYPES = frozenset({"disease", "phenotype", "go_term"})
+#: Words a widened name neither starts nor ends with.
+_NOT_NAME_EDGES = FILLERS | {"and", "or"}
+#: What may stand between the words of a widened name: spaces, a comma, dashes.
+_WORD_JOIN = re.compile(r"[ \t]*[,\-–—]?[ \t]*")
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6
 
@@ -177,7 +185,7 @@ class EntityExtractor:
         taken = Spans()
         found = self._identifiers(text, taken)
         if self.index is not None:
-            named = self._dictionary(text, taken, self.index)
+            named = self._widened(text, self._dictionary(text, taken, self.index), taken)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
             # phenotype ("frequent falls") still mentions the KG's broader one
@@ -374,6 +382,115 @@ class EntityExtractor:
                 return None
             others = {e.type: e.id for e in reversed(found) if e.type != chosen.type}
             return width, chosen.id, tuple(others.values())
+        return None
+
+    def _widened(self, text: str, named: list[EntityMention], taken: Spans) -> list[EntityMention]:
+        """Disease, phenotype and GO-term mentions widened to the longer name they are part
+        of ("Charcot-Marie-Tooth disease" in "Charcot-Marie-Tooth disease type 2EE",
+        "paraplegia" in "spastic paraplegia, nephritis and deafness syndrome"): the widest
+        run of up to ``WIDEN_BEFORE`` words before and ``WIDEN_AFTER`` after, joined by
+        spaces, commas or dashes only, that is close to a name of an entity of the same type
+        holding the added words (:meth:`EntityIndex.closest_name`). Mentions inside the
+        wider span give way to it."""
+        assert self.index is not None
+        tokens = list(_TOKEN.finditer(text))
+        first_of = {t.start(): i for i, t in enumerate(tokens)}
+        last_of = {t.end(): i for i, t in enumerate(tokens)}
+        widened: list[EntityMention] = []
+        for mention in named:
+            check_deadline()
+            if widened and mention.start < widened[-1].end:
+                continue  # inside the span a mention before it was widened to
+            node_type = self.index.type_of(mention.id)
+            first, last = first_of.get(mention.start), last_of.get(mention.end)
+            if node_type not in _WIDENED_TYPES or first is None or last is None:
+                widened.append(mention)
+                continue
+            wider = self._wider(text, tokens, first, last, node_type, taken, named)
+            if wider is None:
+                widened.append(mention)
+                continue
+            start, end, entity = wider
+            while widened and widened[-1].end > start:
+                widened.pop()  # a mention in the words added before
+            widened.append(
+                EntityMention(
+                    text=text[start:end], start=start, end=end, id=entity.id,
+                    kind="dictionary", in_kg=True,
+                )
+            )  # fmt: skip
+        return widened
+
+    def _wider(
+        self,
+        text: str,
+        tokens: list[re.Match[str]],
+        first: int,
+        last: int,
+        node_type: str,
+        taken: Spans,
+        named: list[EntityMention],
+    ) -> tuple[int, int, LinkedEntity] | None:
+        """The widest span around tokens ``first``…``last`` naming another entity (see
+        :meth:`_widened`): its start, end and entity. The span starts and ends on a content
+        word, holds no gene or protein mention and no identifier, cuts no other mention in
+        two ("paroxysmal choreoathetosis with episodic" cuts "episodic ataxia"), neither
+        starts nor ends with another mention (a list: "FTD and ALS", "dystonia, tremor"), and
+        a span with "and" or "or" is a coordination unless the name holds all its words
+        ("focal and segmental dystonias" are two)."""
+        assert self.index is not None
+        index = self.index
+        fixed = [(m.start, m.end) for m in named if index.type_of(m.id) not in _WIDENED_TYPES]
+
+        def joined(left: int, right: int) -> bool:
+            gap = text[tokens[left].end() : tokens[right].start()]
+            start, end = tokens[left].start(), tokens[right].end()
+            return (
+                bool(_WORD_JOIN.fullmatch(gap))
+                and not taken.overlaps(start, end)
+                and not any(s < end and e > start for s, e in fixed)
+            )
+
+        own = (tokens[first].start(), tokens[last].end())
+        others = [(m.start, m.end) for m in named if (m.start, m.end) != own]
+
+        def whole(start: int, end: int) -> bool:
+            # every other mention outside the span or strictly inside it (not at an edge)
+            return all(e <= start or s >= end or (start < s and e < end) for s, e in others)
+
+        def named_word(position: int) -> bool:  # every added word must be in the name
+            return index.in_some_name(tokens[position].group(0))
+
+        low = first
+        while (
+            low > 0 and first - low < WIDEN_BEFORE and joined(low - 1, low) and named_word(low - 1)
+        ):
+            low -= 1
+        high = last
+        while (
+            high + 1 < len(tokens)
+            and high - last < WIDEN_AFTER
+            and joined(high, high + 1)
+            and named_word(high + 1)
+        ):
+            high += 1
+        spans = sorted(
+            ((a, b) for a in range(low, first + 1) for b in range(last, high + 1)),
+            key=lambda span: span[0] - span[1],
+        )
+        for a, b in spans:
+            start, end = tokens[a].start(), tokens[b].end()
+            edges = {tokens[a].group(0).casefold(), tokens[b].group(0).casefold()}
+            if (a, b) == (first, last) or edges & _NOT_NAME_EDGES or not whole(start, end):
+                continue
+            words = [t.group(0) for t in tokens[a : b + 1]]
+            added = [t.group(0) for t in (*tokens[a:first], *tokens[last + 1 : b + 1])]
+            coordinated = any(w.casefold() in ("and", "or") for w in words)
+            entity = index.closest_name(
+                text[start:end], node_type, required=words if coordinated else added
+            )
+            if entity is not None:
+                return start, end, entity
         return None
 
     def _comma_name(self, phrase: str, entity_id: str) -> bool:

@@ -36,6 +36,7 @@ import re
 import threading
 import weakref
 from collections.abc import Collection, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
@@ -69,6 +70,9 @@ MatchKind = Literal[
 ]
 #: Fuzzy candidates scoring below this stay unlinked.
 MIN_LINK_SCORE = 0.6
+#: The least token F1 of :meth:`EntityIndex.closest_name` ("progressive myoclonus epilepsy
+#: 10" vs "Epilepsy, progressive myoclonic, 10": 0.75).
+CLOSE_NAME_F1 = 0.75
 #: How many times more edges the most connected entity of an acronym needs to take it alone.
 ACRONYM_DOMINANCE = 3.0
 _TIER_SCORE: dict[MatchKind, float] = {
@@ -197,6 +201,72 @@ class EntityIndex:
         """Every word of every name (folded): "spastic" is one, though no entity is named
         by it alone."""
         return frozenset(word for key in self._tiers["name"] for word in key.split())
+
+    @cached_property
+    def _name_content(
+        self,
+    ) -> tuple[dict[str, set[int]], dict[int, list[tuple[frozenset[str], str]]]]:
+        """Each word → the entities with a name holding it, and per entity the content words
+        (:func:`_content_words`) of each name: what :meth:`closest_name` compares. Read off
+        the normalized name keys (folded, singular), so nothing is folded again; genes and
+        proteins left out (their names are symbols and long names, not phrases in prose)."""
+        postings: dict[str, set[int]] = {}
+        content: dict[int, list[tuple[frozenset[str], str]]] = {}
+        normalized = self._tiers["normalized"]
+        genes = np.isin(self._types, list(_GENE_TYPES))
+        for key in normalized:
+            words = frozenset(key.split()) - _NOT_CONTENT
+            for position, name in normalized.get(key):
+                if genes[position]:
+                    continue
+                content.setdefault(position, []).append((words, name))
+                for word in words:
+                    postings.setdefault(word, set()).add(position)
+        return postings, content
+
+    def in_some_name(self, word: str) -> bool:
+        """Whether some entity's name holds ``word`` (or it is a filler such as "of")."""
+        return _content_words(word) <= self._name_content[0].keys()
+
+    def closest_name(
+        self, phrase: str, node_type: str, *, required: Collection[str]
+    ) -> LinkedEntity | None:
+        """The entity of ``node_type`` with a name close to ``phrase`` word for word (token F1
+        over content words ≥ ``CLOSE_NAME_F1``) that holds every content word of ``required``
+        and every member number of ``phrase`` — how the grounding NER tells "Charcot-Marie-Tooth
+        disease type 2EE" from "Charcot-Marie-Tooth disease" without a fuzzy engine. The best
+        F1 wins, then the better connected entity; None when none is close (always for genes
+        and proteins)."""
+        postings, content = self._name_content
+        words = _content_words(phrase)
+        wanted = {w for word in required for w in _content_words(word)}
+        candidates = [postings.get(word, set()) for word in wanted]
+        if not wanted or not words or not all(candidates):
+            return None
+        numbers = {w for w in words if _MEMBER_NUMBER.fullmatch(w)}
+        close = [
+            (similarity, position, name)
+            for position in min(candidates, key=len)
+            if self._types[position] == node_type
+            for name_words, name in content[position]
+            if wanted <= name_words
+            and all(any(w.endswith(n) for w in name_words) for n in numbers)
+            and (similarity := _token_f1(words, name_words)) >= CLOSE_NAME_F1
+        ]
+        if not close:
+            return None
+        similarity, position, name = max(close, key=lambda c: (c[0], self._degree[c[1]], -c[1]))
+        return LinkedEntity(
+            self._ids[position],
+            self._display[position],
+            node_type,
+            round(similarity, 4),
+            0.0,
+            0.0,
+            False,
+            "fuzzy",
+            name,
+        )
 
     def type_of(self, entity_id: str) -> str:
         """The entity's node type."""
@@ -505,6 +575,7 @@ class EntityIndex:
                 c.id: c.score for c in self.vector.search(mention, k=pool, node_types=node_types)
             }
         words = _word_set(mention)
+        numbers = {w for w in words if _MEMBER_NUMBER.fullmatch(w)}
         scored = []
         for entity_id in text_hits.keys() | vector_hits.keys():
             position = self._position[entity_id]
@@ -515,6 +586,9 @@ class EntityIndex:
                 or any(c.isdigit() for c in mention)
                 or _same_symbol(name, mention)
             ]
+            # "progressive myoclonus epilepsy 10" is a numbered member, not the family
+            if not any(_holds_numbers(name, numbers) for name in comparable):
+                continue
             similarity, matched = max(
                 ((_token_f1(words, _word_set(name)), name) for name in comparable),
                 default=(0.0, ""),
@@ -585,10 +659,34 @@ def _looks_like_acronym(text: str) -> bool:
     )
 
 
+#: A word that numbers a family member ("10", "2l" in "type 2L"): a fuzzy candidate must
+#: hold it too.
+_MEMBER_NUMBER = re.compile(r"\d{1,3}[a-z]?")
+
+
+def _holds_numbers(name: str, numbers: set[str]) -> bool:
+    """Whether every number is a word of ``name`` or ends one ("56" in "NOP56"); true
+    without numbers."""
+    words = _word_set(name)
+    return all(any(w.endswith(number) for w in words) for number in numbers)
+
+
+def _content_words(text: str) -> set[str]:
+    """A name's words without fillers, conjunctions and variant words ("spastic paraplegia,
+    nephritis and deafness syndrome" = "Spastic paraplegia-nephritis-deafness syndrome",
+    "parkinsonian variant of multiple system atrophy" ≈ "Multiple system atrophy,
+    parkinsonian type")."""
+    return {word_key(w) for w in fold(text).split() if w not in _NOT_CONTENT}
+
+
+#: Words :func:`_content_words` leaves out.
+_NOT_CONTENT = FILLERS | {"and", "or", "variant", "subtype"}
+
+
 def _word_set(text: str) -> set[str]:
     return {singular(w) for w in fold(text).split()}
 
 
-def _token_f1(left: set[str], right: set[str]) -> float:
+def _token_f1(left: AbstractSet[str], right: AbstractSet[str]) -> float:
     shared = len(left & right)
     return 2 * shared / (len(left) + len(right)) if shared else 0.0

@@ -191,3 +191,20 @@ def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityEx
 def test_roman_numerals_are_not_acronyms(extractor: EntityExtractor) -> None:
     # "II" is not the initials of "ileus of intestine"
     assert ids(extractor, "Alzheimer type II astrocytes were abundant.") == {}
+
+
+def test_a_name_found_inside_a_longer_variant_is_widened_to_it(
+    extractor: EntityExtractor,
+) -> None:
+    # the dictionary finds the family inside the member's name; the words around it are
+    # read as that member's name when an entity of the same type is named by all of them
+    result = ids(extractor, "Charcot-Marie-Tooth disease type 2HH was reported in two sisters.")
+    assert result == {"Charcot-Marie-Tooth disease type 2HH": "OMIM:619574"}
+    # a list of names stays a list, though a name holds all its words ("Dystonia, tremor";
+    # "frontotemporal dementia and amyotrophic lateral sclerosis" is a synonym of FTD-MND)
+    listed = ids(extractor, "She had dystonia, tremor and myoclonus.")
+    assert set(listed) == {"dystonia", "tremor", "myoclonus"}
+    both = ids(
+        extractor, "Patients with amyotrophic lateral sclerosis and frontotemporal dementia."
+    )
+    assert set(both) == {"amyotrophic lateral sclerosis", "frontotemporal dementia"}

