@@ -120,6 +120,8 @@ MESH_SUPPLEMENTARY = [
     "synuclein, alpha, human|Parkinson disease 1 protein, human|paralysis agitans, human\tD051844",
     "C000003\tXYZ1 protein, human\txyzzin protein, human\tD051844",  # not an HGNC symbol
     "C000004\tSnca protein, mouse\tsynuclein protein, mouse\tD051844",  # not human
+    # named after a model organism's protein: the organism and "homolog" dropped
+    "C000007\tA2M protein, human\tmacroglobulin homolog 2 (Drosophila) protein, human\tD000002",
 ]
 MESH_MAPPINGS = [
     "MESH\tD051844\talpha-Synuclein\tHGNC\t11138\tSNCA",
@@ -185,7 +187,8 @@ def test_mesh_table_keeps_protein_names_of_one_gene(derived: Path) -> None:
     rows = {row.mesh_id: row for row in read_mesh_gene_names(derived / "mesh_gene_names.tsv.gz")}
     # the family, the chemical and the complex left out; a descriptor named by its gene's
     # symbol and one human-protein supplementary concept kept
-    assert set(rows) == {"D051844", "D000002", "D000005", "C495280"}
+    assert set(rows) == {"D051844", "D000002", "D000005", "C495280", "C000007"}
+    assert rows["C000007"].names == ("macroglobulin homolog 2", "macroglobulin 2")
     assert rows["D000005"].hgnc_id == "HGNC:7" and rows["D000005"].uniprot == ("P01023",)
     synuclein = rows["D051844"]
     assert synuclein.hgnc_id == "HGNC:11138" and synuclein.uniprot == ("P37840",)

@@ -420,10 +420,29 @@ def _supplementary_protein_rows(
                     skipped.get("protein name that is a disease name", 0) + 1
                 )
             else:
-                names.append(name["name"])
+                names += _protein_name_forms(name["name"])
         if names:
             rows.append((cells[0], names[0], "|".join(dict.fromkeys(names[1:])), hgnc_id, uniprot))
     return rows
+
+
+def _protein_name_forms(name: str) -> list[str]:
+    """A supplementary concept's protein name without the model organism it was named after,
+    and without "homolog" ("disabled homolog 1 (Drosophila)" → "disabled homolog 1",
+    "disabled 1"): how the human protein is written."""
+    bare = _MODEL_ORGANISM.sub("", name)
+    without_homolog = _HOMOLOG.sub("", bare).strip()
+    return list(
+        dict.fromkeys([bare, without_homolog] if _WORD_LIKE.search(without_homolog) else [bare])
+    )
+
+
+#: A model organism in parentheses at the end of a protein name.
+_MODEL_ORGANISM = re.compile(
+    r"\s*\((?:Drosophila|S\. cerevisiae|S\. pombe|C\. elegans|E\. coli|yeast|mouse|rat|"
+    r"zebrafish|chicken|Xenopus laevis|Arabidopsis)\)$"
+)
+_HOMOLOG = re.compile(r"\s+homolog(?=\s|$)")
 
 
 #: A descriptor's entry term naming a gene's protein by its symbol: "SLC6A3 Protein".
