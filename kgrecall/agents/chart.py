@@ -119,7 +119,8 @@ _HYPHEN_VERBS: dict[str, tuple[str, Hint]] = {
 _HYPHEN_RELATION = re.compile(rf"^(?P<name>.+?)-(?P<verb>{'|'.join(_HYPHEN_VERBS)})$", re.I)
 _FILLER_PHRASES = re.compile(
     r"(?:(?:have|has) been|(?:known|reported|thought|believed|said) to(?: be)?|in common|"
-    r"one of(?: the)?|among(?: the)?|all (?:(?:two|three|four|five|\d+) )?of|(?:is|are) there|"
+    r"(?:one|any|each) of(?: the)?|among(?: the)?|all (?:(?:two|three|four|five|\d+) )?of|"
+    r"(?:is|are) there|"
     r"when mutated|"
     r"about)(?![\w-])",
     re.IGNORECASE,

@@ -473,6 +473,9 @@ _FIFTH_WRITER = [
     ("Name the ligands binding all three of FGFR1, FGFR2 and FGFR3",
      {"op": "intersect", "inputs": [project("interacts_with", entity(f), True)
                                     for f in FGFRS]}),
+    # "any of the" / "each of the" only quantify the set
+    ("Which diseases are linked to any of the Perry syndrome genes?",
+     project("associated_with", project("associated_with", entity(PERRY), True))),
     # an eponym with the other noun
     ("Which genes are linked to Perry disease?",
      project("associated_with", entity(PERRY), True)),
