@@ -38,6 +38,7 @@ import difflib
 import itertools
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 from kgrecall.kg.relations import RELATIONS, Hint
@@ -425,6 +426,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
     text = _SOURCE_CONTEXT.sub("", text)
     text = _resolved(text)
+    text = _procedure(text)
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
     text = _WHOSE_RECORDS.sub("that have", _AS_KIND.sub("", text))
     text = _shared(text)
@@ -518,6 +520,19 @@ def _resolved(text: str) -> str:
     if match is None:
         return text
     topic, rest = (match.group("named") or match.group("topic")).strip(), match.group("rest")
+    steps = _STEP_BOUNDARY.split(rest)
+    if len(steps) > 1 and all(map(_STEP.match, steps)):
+        # a procedure ("PMEs: take the subtypes, pull their genes, …"): the topic is what
+        # its first step starts from; later steps refer to the step before
+        first = _about(topic, steps[0])
+        return text if first is None else ", then ".join([first, *steps[1:]])
+    about = _about(topic, rest)
+    return text if about is None else about
+
+
+def _about(topic: str, rest: str) -> str | None:
+    """``rest`` with its reference to ``topic`` spelt out (see :func:`_resolved`); None when
+    it has none."""
     if _POSSESSIVE_PRONOUN.search(rest):
         return _POSSESSIVE_PRONOUN.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
     if _PRONOUN.search(rest):
@@ -527,7 +542,71 @@ def _resolved(text: str) -> str:
     noun = _BARE_RELATION_NOUN.search(rest)
     if noun:  # "ET: which hereditary subtypes are listed" → "… subtypes of ET …"
         return f"{rest[: noun.end()]} of {topic}{rest[noun.end() :]}"
-    return text
+    return None
+
+
+def _procedure(text: str) -> str:
+    """A question written as steps, each on the last one's result, read as one noun phrase:
+    "Take the genes of X, then list every disease those genes are linked to" → "list every
+    disease that the genes of X are linked to"; "take its genes, find all diseases they're
+    linked to, and give me the features of those diseases" → "give me the features of all
+    diseases that the genes of X are linked to". Unchanged unless every later step refers
+    back ("their", "its", "those genes", "they", "them")."""
+    steps = _STEP_BOUNDARY.split(text)
+    parsed = [_STEP.match(step) for step in steps]
+    if len(steps) < 2 or not all(parsed):
+        return text
+    result = ""
+    for number, step in enumerate(parsed):
+        assert step is not None
+        found = step.group("object")
+        if number:
+            asked = bool(_ASKED.match(found))
+            spelt = partial(_antecedent, result=result, asked=asked)
+            found, referred = _ANAPHOR.subn(spelt, found, count=1)
+            if not referred:
+                return text
+        result = found
+    last = parsed[-1]
+    assert last is not None
+    return f"{last.group('verb')} {result}"
+
+
+def _antecedent(match: re.Match[str], result: str, asked: bool) -> str:
+    """What a step's back reference stands for: the previous step's result, as "the X of
+    <result>" after "their"/"its", after "that" where it opens a relative clause ("diseases
+    those genes are linked to"), after "do" in an asked step ("what diseases those genes
+    cause")."""
+    if match.group("possessive"):
+        return f"the {match.group('word')} of {result}"
+    opener = ("do " if asked else "that ") if match.group("before") is not None else ""
+    verb = " are" if match.group("are") else ""
+    return f"{match.group('before') or ''}{opener}{result}{verb}"
+
+
+#: A step that asks rather than names: "tell me what other diseases those genes cause".
+_ASKED = re.compile(r"(?:what|which)\b", re.IGNORECASE)
+
+
+#: The verbs a step of a procedure opens with: "take", "then list", "pull", "tell me".
+_STEP_VERB = (
+    r"(?:take|start (?:from|with)|begin with|get|find|pull|collect|gather|fetch|list|"
+    r"give(?: me)?|show(?: me)?|tell me|name|return|look up|retrieve)"
+)
+_STEP_BOUNDARY = re.compile(
+    rf"\s*[,;]\s*(?:and\s+)?(?:then\s+)?(?={_STEP_VERB}\b)|\s+(?:and\s+)?then\s+(?={_STEP_VERB}\b)"
+    rf"|\s+and\s+(?={_STEP_VERB}\b)",
+    re.IGNORECASE,
+)
+_STEP = re.compile(rf"^(?P<verb>{_STEP_VERB})\s+(?P<object>\S.*)$", re.IGNORECASE)
+#: A step's reference to the one before: "their genes", "those diseases", "they're", "them";
+#: a noun right before it ("diseases those genes are linked to") makes it a relative clause.
+_ANAPHOR = re.compile(
+    r"\b(?:(?P<possessive>their|its)\s+(?P<word>\w[\w-]*)"
+    r"|(?P<before>(?<=\w)(?<!\bof)(?<!\bto)(?<!\bby)(?<!\bfor)(?<!\bwith)\s)?"
+    r"(?:(?:those|these)\s+\w[\w-]*|they(?P<are>['’]re|\s+are)?|them)\b)",
+    re.IGNORECASE,
+)
 
 
 def _shared(text: str) -> str:

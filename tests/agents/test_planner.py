@@ -473,6 +473,11 @@ _FIFTH_WRITER = [
     ("Name the ligands binding all three of FGFR1, FGFR2 and FGFR3",
      {"op": "intersect", "inputs": [project("interacts_with", entity(f), True)
                                     for f in FGFRS]}),
+    # a procedure of steps, each on the last one's result, is one chain
+    ("Take the genes of Perry syndrome, then list every disease those genes are linked to",
+     project("associated_with", project("associated_with", entity(PERRY), True))),
+    ("Perry syndrome: take its genes and list the phenotypes annotated to them",
+     project("has_phenotype", project("associated_with", entity(PERRY), True))),
     # "any of the" / "each of the" only quantify the set
     ("Which diseases are linked to any of the Perry syndrome genes?",
      project("associated_with", project("associated_with", entity(PERRY), True))),
