@@ -280,6 +280,37 @@ _TOGETHER = frozenset({"both", "together", "alike", "in common"})
 _JOINT_RELATIONS = ("share", "common")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 #: "What diseases has LRRK2 been implicated in" asks "… is LRRK2 implicated in"
+#: "the broader GO term", "broader disease categories": the source or kind between a
+#: hierarchy adjective and its noun says nothing the noun does not.
+_SOURCE_BETWEEN = re.compile(
+    r"\b(?P<adjective>broader|narrower|parent|child|ancestor|descendant|higher|lower|"
+    r"more general|more specific|(?:great-)*grand(?:parent|child))\s+"
+    r"(?:GO|HPO|MONDO|ontology)\s+"
+    r"(?P<noun>terms?|categor(?:y|ies)|class(?:es)?|concepts?|nodes?)\b",
+    re.IGNORECASE,
+)
+#: "a known cause of", "the established genes": the attribute adds nothing the KG can check.
+_KNOWN = re.compile(
+    r"\b(?:known|established|recognised|recognized|documented|confirmed)\s+"
+    r"(?=(?:causes?|genes?|features?|symptoms?|subtypes?|receptors?|ligands?|"
+    r"phenotypes?|associations?)\b)",
+    re.IGNORECASE,
+)
+#: "Do A and B bind each other?" asks whether A binds B.
+_RECIPROCAL = re.compile(
+    r"^(?:do|does|did)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?P<verb>[a-z]+)\s+"
+    r"(?:each other|one another)$",
+    re.IGNORECASE,
+)
+#: "Is X a (known) cause of Y?" asks whether X causes Y.
+_A_CAUSE_OF = re.compile(
+    r"^(?:is|are)\s+(?P<x>.+?)\s+(?:an?|the)\s+(?:[a-z-]+\s+)?causes?\s+of\s+(?P<y>.+)$",
+    re.IGNORECASE,
+)
+#: "What does X look like clinically?" asks for X's clinical features.
+_LOOKS_LIKE = re.compile(
+    r"^what\s+(?:does|do)\s+(?P<x>.+?)\s+look\s+like(?:\s+clinical(?:ly)?)?$", re.IGNORECASE
+)
 _PERFECT = re.compile(
     r"\b(?:has|have|had)\s+(?!been\b)(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE
 )
@@ -419,7 +450,11 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _MUTATIONS_IN.sub(_unless_asked, text)
     text, siblings = _SIBLINGS.subn("children of the parents of", text)
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
+    text = _KNOWN.sub("", _SOURCE_BETWEEN.sub(r"\g<adjective> \g<noun>", text))
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
+    text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
+    text = _LOOKS_LIKE.sub(lambda m: f"what are the clinical features of {m['x']}", text)
+    text = _A_CAUSE_OF.sub(lambda m: f"Does {m['x']} cause {m['y']}", text)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
     text = _climbed(text)
     # "In which diseases is X seen" → "which diseases is X seen in"
