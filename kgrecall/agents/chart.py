@@ -695,7 +695,26 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
         corrected.append((word, close[0]))
         return str(close[0])
 
-    return re.sub(r"(?<![\w-])[a-z]+(?![\w-])", fix, text), corrected
+    def fix_name_word(match: re.Match[str]) -> str:
+        # "Huntingon", the "synuclien" of "alpha-synuclien": a word of a name, misspelt
+        word = match.group(0)
+        folded = word.casefold()
+        if len(word) < 6 or folded in linker.name_words or folded in common_words():
+            return word
+        if linker.lookup(word) or folded in _VOCABULARY:
+            return word
+        close = difflib.get_close_matches(
+            folded, linker.name_words, n=1, cutoff=NAME_SPELLING_CUTOFF
+        )
+        if not close:
+            return word
+        right = close[0].capitalize() if word[0].isupper() else close[0]
+        corrected.append((word, right))
+        return right
+
+    text = re.sub(r"(?<![\w-])[a-z]+(?![\w-])", fix, text)
+    text = re.sub(r"(?<![\w])[A-Z][a-z]+(?![\w-])|(?<=[a-z]-)[a-z]+(?![\w-])", fix_name_word, text)
+    return text, corrected
 
 
 class _Tagger:
@@ -1064,6 +1083,9 @@ def _holds(name: str, words: str) -> bool:
 
 
 #: Question words spelt this close to a vocabulary word (difflib ratio) are read as it.
+#: How close a capitalised word, or the last part of a hyphenated one, must be to a word of
+#: an entity name to be read as it ("Huntingon", "alpha-synuclien").
+NAME_SPELLING_CUTOFF = 0.85
 SPELLING_CUTOFF = 0.85
 #: The words of the registry's question phrases and examples and of the type words.
 _VOCABULARY = sorted(

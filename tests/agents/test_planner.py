@@ -768,3 +768,14 @@ def test_everyday_words_the_reader_cannot_place_are_left_out_and_flagged(
     plan = planner.plan("What are the immediate parent HPO terms of chorea?")
     assert plan.query.model_dump() == project("subclass_of", entity(CHOREA))
     assert not plan.unread and not plan.ambiguous
+
+
+def test_misspelt_words_of_names_are_put_right_with_a_note(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    # the last part of a hyphenated name, and a capitalised name word
+    plan = planner.plan("Which diseases are linked to alpha-synuclien?")
+    assert plan.query.model_dump() == project("associated_with", entity("NCBIGene:6622"))
+    assert "read 'synuclien' as 'synuclein'" in plan.notes
+    plan = planner.plan("Which genes are linked to Huntingon disease?")
+    assert plan.anchors and plan.anchors[0].name == "Huntington disease"
+    assert "read 'Huntingon' as 'Huntington'" in plan.notes
