@@ -374,6 +374,7 @@ class OfflinePlanner:
         if reading.siblings:
             notes.append("read siblings as the children of its parents: it is among them")
         notes += self.readings
+        tree = self._through_subtypes(tree, notes)
         narrowed = self._subtypes_of(tree, reading)
         if narrowed is not None:
             tree, note = narrowed
@@ -399,6 +400,35 @@ class OfflinePlanner:
         notes.append(f"a yes/no question: yes when {best.name} is among the answers")
         return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
                             candidate=candidate, notes=notes, unread=reading.ignored)  # fmt: skip
+
+    def _through_subtypes(self, tree: QueryNode, notes: list[str]) -> QueryNode:
+        """``tree`` with each hop from a disease group that has no such edge of its own
+        taken from the group's direct subtypes instead ("the genes of pure HSP": MONDO's
+        grouping classes hold no genes, their subtypes do), each said in ``notes``."""
+        if isinstance(tree, ProjectQuery):
+            start = tree.input
+            if (
+                isinstance(start, EntityQuery)
+                and tree.relation != "subclass_of"
+                and "subclass_of" in self.signatures
+                and self.store.has_node(start.id)
+                and self.store.get_node(start.id).type == "disease"
+                and not execute_sets(self.store, tree)[0]
+            ):
+                subtypes = ProjectQuery(relation="subclass_of", inverse=True, input=start)
+                widened = tree.model_copy(update={"input": subtypes})
+                if execute_sets(self.store, widened)[0]:
+                    name = self.store.get_node(start.id).name
+                    notes.append(
+                        f"{name} ({start.id}) has no {tree.relation} edges of its own: read "
+                        "as those of its direct subtypes"
+                    )
+                    return widened
+            return tree.model_copy(update={"input": self._through_subtypes(start, notes)})
+        if isinstance(tree, IntersectQuery | UnionQuery):
+            inputs = [self._through_subtypes(child, notes) for child in tree.inputs]
+            return tree.model_copy(update={"inputs": inputs})
+        return tree
 
     def _subtypes_of(self, tree: QueryNode, reading: chart.Reading) -> tuple[QueryNode, str] | None:
         """ "Which inherited dystonias feature myoclonus": the answers among the direct

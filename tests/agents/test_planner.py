@@ -779,3 +779,20 @@ def test_misspelt_words_of_names_are_put_right_with_a_note(service: QueryService
     plan = planner.plan("Which genes are linked to Huntingon disease?")
     assert plan.anchors and plan.anchors[0].name == "Huntington disease"
     assert "read 'Huntingon' as 'Huntington'" in plan.notes
+
+
+def test_a_disease_group_without_edges_of_its_own_is_read_through_its_subtypes(
+    service: QueryService,
+) -> None:
+    planner = service.resources("demo").planner
+    # MONDO's grouping class holds no genes; its direct subtypes do — said in a note
+    plan = planner.plan("Which genes are linked to pure hereditary spastic paraplegia?")
+    group = entity("MONDO:0015149")
+    assert plan.query.model_dump() == project(
+        "associated_with", project("subclass_of", group, True), True
+    )
+    assert any("has no associated_with edges of its own" in note for note in plan.notes)
+    # a disease with genes of its own is not widened
+    plan = planner.plan("Which genes are linked to Perry syndrome?")
+    assert plan.query.model_dump() == project("associated_with", entity(PERRY), True)
+    assert not any("of its own" in note for note in plan.notes)
