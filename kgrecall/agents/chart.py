@@ -302,6 +302,11 @@ _RECIPROCAL = re.compile(
     r"(?:each other|one another)$",
     re.IGNORECASE,
 )
+#: A chat opener before the question: "quick q:", "hey,", "question -".
+_CHAT_OPENER = re.compile(
+    r"^\s*(?:(?:quick\s+)?(?:q|question)|hey|hi|hello|ok(?:ay)?|so)\s*(?:[:,]|\s[-–—])\s*",
+    re.IGNORECASE,
+)
 #: "Is X a (known) cause of Y?" asks whether X causes Y.
 _A_CAUSE_OF = re.compile(
     r"^(?:is|are)\s+(?P<x>.+?)\s+(?:an?|the)\s+(?:[a-z-]+\s+)?causes?\s+of\s+(?P<y>.+)$",
@@ -445,6 +450,7 @@ _NOUN_PHRASE_ONLY = re.compile(
 
 def _read(question: str, linker: EntityIndex) -> Reading:
     text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
+    text = _CHAT_OPENER.sub("", text)
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", text)
     text = _MUTATIONS_IN.sub(_unless_asked, text)

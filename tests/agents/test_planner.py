@@ -478,6 +478,9 @@ _FIFTH_WRITER = [
      project("associated_with", project("associated_with", entity(PERRY), True))),
     ("Perry syndrome: take its genes and list the phenotypes annotated to them",
      project("has_phenotype", project("associated_with", entity(PERRY), True))),
+    # a chat opener before the question
+    ("quick q: which genes are linked to Perry syndrome?",
+     project("associated_with", entity(PERRY), True)),
     # "any of the" / "each of the" only quantify the set
     ("Which diseases are linked to any of the Perry syndrome genes?",
      project("associated_with", project("associated_with", entity(PERRY), True))),
