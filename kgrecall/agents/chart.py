@@ -302,6 +302,12 @@ _RECIPROCAL = re.compile(
     r"(?:each other|one another)$",
     re.IGNORECASE,
 )
+#: "Which X genes are also ALS genes?": the X genes that are also of ALS.
+_ALSO_KIND = re.compile(
+    r"^(?P<head>(?:which|what)\s+.+?\s+(?P<kind>genes|proteins|diseases|phenotypes))\s+"
+    r"are\s+(?P<also>also\s+)?(?P<b>.+?)\s+(?P=kind)$",
+    re.IGNORECASE,
+)
 #: A chat opener before the question: "quick q:", "hey,", "question -".
 _CHAT_OPENER = re.compile(
     r"^\s*(?:(?:quick\s+)?(?:q|question)|hey|hi|hello|ok(?:ay)?|so)\s*(?:[:,]|\s[-–—])\s*",
@@ -461,6 +467,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
     text = _LOOKS_LIKE.sub(lambda m: f"what are the clinical features of {m['x']}", text)
     text = _A_CAUSE_OF.sub(lambda m: f"Does {m['x']} cause {m['y']}", text)
+    text = _ALSO_KIND.sub(lambda m: f"{m['head']} are {m['also'] or ''}of {m['b']}", text)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
     text = _climbed(text)
     # "In which diseases is X seen" → "which diseases is X seen in"

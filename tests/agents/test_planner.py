@@ -478,6 +478,10 @@ _FIFTH_WRITER = [
      project("associated_with", project("associated_with", entity(PERRY), True))),
     ("Perry syndrome: take its genes and list the phenotypes annotated to them",
      project("has_phenotype", project("associated_with", entity(PERRY), True))),
+    # "X genes that are also Y genes"
+    ("Which Perry syndrome genes are also Wilson disease genes?",
+     {"op": "intersect", "inputs": [project("associated_with", entity(PERRY), True),
+                                    project("associated_with", entity(WILSON), True)]}),
     # a chat opener before the question
     ("quick q: which genes are linked to Perry syndrome?",
      project("associated_with", entity(PERRY), True)),
