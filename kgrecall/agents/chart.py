@@ -86,6 +86,8 @@ TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
 ]
 #: Nouns that are a relation by themselves before or after a name ("dystonia subtypes").
 _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
+    (re.compile(r"great-grandchildren\b", re.I), "subclass_of", "inverse", 3),
+    (re.compile(r"great-grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 3),
     (re.compile(r"grandchildren\b", re.I), "subclass_of", "inverse", 2),
     (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
     (re.compile(r"(?:sub ?types?|subclass(?:es)?|child(?:ren)?(?: terms?)?|descendants?|"

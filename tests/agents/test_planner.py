@@ -482,6 +482,9 @@ _FIFTH_WRITER = [
     ("Which Perry syndrome genes are also Wilson disease genes?",
      {"op": "intersect", "inputs": [project("associated_with", entity(PERRY), True),
                                     project("associated_with", entity(WILSON), True)]}),
+    # three levels up
+    ("What are the great-grandparents of chorea?",
+     project("subclass_of", project("subclass_of", project("subclass_of", entity(CHOREA))))),
     # a chat opener before the question
     ("quick q: which genes are linked to Perry syndrome?",
      project("associated_with", entity(PERRY), True)),
