@@ -281,9 +281,8 @@ _TOGETHER = frozenset({"both", "together", "alike", "in common"})
 #: Relation words that make a subject list joint: "which gene do SCA2 and ALS share".
 _JOINT_RELATIONS = ("share", "common")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
-#: "What diseases has LRRK2 been implicated in" asks "… is LRRK2 implicated in"
-#: "the broader GO term", "broader disease categories": the source or kind between a
-#: hierarchy adjective and its noun says nothing the noun does not.
+#: "the broader GO term", "the parent HPO terms": the source between a hierarchy adjective
+#: and its noun says nothing the noun does not.
 _SOURCE_BETWEEN = re.compile(
     r"\b(?P<adjective>broader|narrower|parent|child|ancestor|descendant|higher|lower|"
     r"more general|more specific|(?:great-)*grand(?:parent|child))\s+"
@@ -324,6 +323,7 @@ _A_CAUSE_OF = re.compile(
 _LOOKS_LIKE = re.compile(
     r"^what\s+(?:does|do)\s+(?P<x>.+?)\s+look\s+like(?:\s+clinical(?:ly)?)?$", re.IGNORECASE
 )
+#: "What diseases has LRRK2 been implicated in" asks "… is LRRK2 implicated in"
 _PERFECT = re.compile(
     r"\b(?:has|have|had)\s+(?!been\b)(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE
 )
@@ -686,7 +686,9 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
     is neither a word of the relation and type vocabulary or of a relation phrase of the text
     ("coding for" is no misspelt "encoding"), nor a name, nor an everyday English word, within
     ``SPELLING_CUTOFF`` of one vocabulary word ("asociated" → "associated"), else, unless it
-    is a word of some name, of one entity name of one word ("tremmor" → "tremor")."""
+    is a word of some name, of one entity name of one word ("tremmor" → "tremor"); then a
+    capitalised word of six letters or more, or the last part of a hyphenated one, that no
+    name holds, within the same cutoff of a word of some name ("Huntingon", "alpha-synuclien")."""
     corrected: list[tuple[str, str]] = []
     phrases = [m.span() for pattern, _, _ in _PHRASES for m in pattern.finditer(text)]
 
@@ -718,9 +720,7 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
             return word
         if linker.lookup(word) or folded in _VOCABULARY:
             return word
-        close = difflib.get_close_matches(
-            folded, linker.name_words, n=1, cutoff=NAME_SPELLING_CUTOFF
-        )
+        close = difflib.get_close_matches(folded, linker.name_words, n=1, cutoff=SPELLING_CUTOFF)
         if not close:
             return word
         right = close[0].capitalize() if word[0].isupper() else close[0]
@@ -1097,10 +1097,8 @@ def _holds(name: str, words: str) -> bool:
     return all(w in have for w in re.split(r"[\s,-]+", words.lower()) if w)
 
 
-#: Question words spelt this close to a vocabulary word (difflib ratio) are read as it.
-#: How close a capitalised word, or the last part of a hyphenated one, must be to a word of
-#: an entity name to be read as it ("Huntingon", "alpha-synuclien").
-NAME_SPELLING_CUTOFF = 0.85
+#: Question words spelt this close to a vocabulary word or a word of a name (difflib ratio)
+#: are read as it.
 SPELLING_CUTOFF = 0.85
 #: The words of the registry's question phrases and examples and of the type words.
 _VOCABULARY = sorted(
