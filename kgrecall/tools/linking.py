@@ -250,7 +250,7 @@ class EntityIndex:
             if self._types[position] == node_type
             for name_words, name in content[position]
             if wanted <= name_words
-            and all(any(w.endswith(n) for w in name_words) for n in numbers)
+            and _holds_numbers(name_words, numbers)
             and (similarity := _token_f1(words, name_words)) >= CLOSE_NAME_F1
         ]
         if not close:
@@ -587,7 +587,7 @@ class EntityIndex:
                 or _same_symbol(name, mention)
             ]
             # "progressive myoclonus epilepsy 10" is a numbered member, not the family
-            if not any(_holds_numbers(name, numbers) for name in comparable):
+            if not any(_holds_numbers(_word_set(name), numbers) for name in comparable):
                 continue
             similarity, matched = max(
                 ((_token_f1(words, _word_set(name)), name) for name in comparable),
@@ -664,10 +664,9 @@ def _looks_like_acronym(text: str) -> bool:
 _MEMBER_NUMBER = re.compile(r"\d{1,3}[a-z]?")
 
 
-def _holds_numbers(name: str, numbers: set[str]) -> bool:
-    """Whether every number is a word of ``name`` or ends one ("56" in "NOP56"); true
+def _holds_numbers(words: AbstractSet[str], numbers: AbstractSet[str]) -> bool:
+    """Whether every number is one of a name's ``words`` or ends one ("56" in "NOP56"); true
     without numbers."""
-    words = _word_set(name)
     return all(any(w.endswith(number) for w in words) for number in numbers)
 
 

@@ -177,7 +177,7 @@ def derive_mondo_table(mondo_json: str) -> tuple[list[tuple[str, ...]], dict[str
             raise KGError(f"mondo.json: term {position}: field 'id' missing or not a string")
         label = str(term.get("name") or "")
         if term.get("is_obsolete") or term.get("deprecated") or label.startswith("obsolete "):
-            skipped["obsolete term"] = skipped.get("obsolete term", 0) + 1
+            _skip(skipped, "obsolete term")
             continue
         synonyms = [s for s in dict.fromkeys(term.get("synonyms") or ()) if s and s != label]
         xrefs = [
@@ -279,9 +279,9 @@ def derive_outside_table(
         exact = exact or (" " not in name and not any(c.islower() for c in name))
         key = name if exact else vocabulary_key(name)
         if len(key) < 4 and not (exact and any(c.isdigit() for c in key)):
-            skipped["shorter than 4 characters"] = skipped.get("shorter than 4 characters", 0) + 1
+            _skip(skipped, "shorter than 4 characters")
         elif " " not in key and key.casefold() in common:
-            skipped["one-word everyday English"] = skipped.get("one-word everyday English", 0) + 1
+            _skip(skipped, "one-word everyday English")
         else:
             chosen.setdefault((key, "1" if exact else ""), term_id)
 
@@ -362,15 +362,11 @@ def derive_mesh_gene_table(
             continue
         found = targets.pop(cells[0])
         if len(found) > 1:
-            skipped["mapped to several genes or proteins (a family)"] = (
-                skipped.get("mapped to several genes or proteins (a family)", 0) + 1
-            )
+            _skip(skipped, "mapped to several genes or proteins (a family)")
             continue
         [(hgnc_id, uniprot)] = found
         if hgnc_id and hgnc_id not in accessions_of_gene:
-            skipped["HGNC gene not in the derived table"] = (
-                skipped.get("HGNC gene not in the derived table", 0) + 1
-            )
+            _skip(skipped, "HGNC gene not in the derived table")
             continue
         label = cells[1].strip()
         terms = [
@@ -389,6 +385,11 @@ def derive_mesh_gene_table(
     return rows, skipped
 
 
+def _skip(skipped: dict[str, int], reason: str) -> None:
+    """Count one row left out for ``reason``."""
+    skipped[reason] = skipped.get(reason, 0) + 1
+
+
 def _supplementary_protein_rows(
     mesh_supplementary_tsv: str,
     hgnc_rows: list[tuple[str, ...]],
@@ -405,9 +406,7 @@ def _supplementary_protein_rows(
         if label is None:
             continue
         if label["symbol"] not in gene_of_symbol:
-            skipped["human protein concept whose symbol is not an approved one"] = (
-                skipped.get("human protein concept whose symbol is not an approved one", 0) + 1
-            )
+            _skip(skipped, "human protein concept whose symbol is not an approved one")
             continue
         hgnc_id, uniprot = gene_of_symbol[label["symbol"]]
         names = []
@@ -416,9 +415,7 @@ def _supplementary_protein_rows(
             if not name or not _WORD_LIKE.search(name["name"]) or len(term) > MESH_MAX_TERM_CHARS:
                 continue
             if name["name"].casefold() in disease_names or _DISEASE_WORD.search(name["name"]):
-                skipped["protein name that is a disease name"] = (
-                    skipped.get("protein name that is a disease name", 0) + 1
-                )
+                _skip(skipped, "protein name that is a disease name")
             else:
                 names += _protein_name_forms(name["name"])
         if names:
@@ -477,7 +474,8 @@ def derive_mesh_term_table(
     skipped: dict[str, int] = {}
 
     def skip(reason: str) -> None:
-        skipped[reason] = skipped.get(reason, 0) + 1
+
+        _skip(skipped, reason)
 
     rows: set[tuple[str, ...]] = set()
     chemical_headings: set[str] = set()
