@@ -1,6 +1,6 @@
 """Missingness sweep (issue #14): does the guarantee hold whatever share of the KG is missing?
 
-    python benchmarks/missingness.py [--datasets umls demo] [--seeds 20]
+    python benchmarks/missingness.py [--datasets umls demo] [--seeds 20] [--first-seed 0]
         [--levels 0.1 0.25 0.4] [--calibration-queries 300] [--test-queries 100]
         [--model ultra+rules] [--min-group-size 50] [--report-only]
 
@@ -311,6 +311,10 @@ def main() -> None:
     parser.add_argument("--topologies", nargs="+", default=list(TOPOLOGIES))
     parser.add_argument("--levels", nargs="+", type=float, default=[0.1, 0.25, 0.4])
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument(
+        "--first-seed", type=int, default=0,
+        help="run only seeds from this one on (to split a sweep across processes)",
+    )  # fmt: skip
     parser.add_argument("--calibration-queries", type=int, default=300)
     parser.add_argument("--test-queries", type=int, default=100)
     parser.add_argument("--model", default=DEFAULT_MODEL, help="an untrained completion model")
@@ -331,7 +335,8 @@ def main() -> None:
             }  # fmt: skip
             runs = result.get("runs", []) if same else []
             done = {(run["level"], run["seed"]) for run in runs}
-            todo = [(lv, s) for s in range(args.seeds) for lv in args.levels if (lv, s) not in done]
+            seeds = range(args.first_seed, args.seeds)
+            todo = [(lv, s) for s in seeds for lv in args.levels if (lv, s) not in done]
             full = load(name)
             start = time.perf_counter() - result.get("seconds", 0.0) * same
             for level, seed in tqdm(todo, desc=f"{name} (level, seed)"):
