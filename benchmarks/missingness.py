@@ -335,8 +335,8 @@ def main() -> None:
             }  # fmt: skip
             runs = result.get("runs", []) if same else []
             done = {(run["level"], run["seed"]) for run in runs}
-            seeds = range(args.first_seed, args.seeds)
-            todo = [(lv, s) for s in seeds for lv in args.levels if (lv, s) not in done]
+            seed_range = range(args.first_seed, args.seeds)
+            todo = [(lv, s) for s in seed_range for lv in args.levels if (lv, s) not in done]
             full = load(name)
             start = time.perf_counter() - result.get("seconds", 0.0) * same
             for level, seed in tqdm(todo, desc=f"{name} (level, seed)"):
