@@ -128,6 +128,22 @@ _CONTRAST = re.compile(
 #: Longest coordinated run of subjects or objects one predicate takes ("binds A, B and C").
 MAX_RUN = 32
 
+#: A mention's rank in a hierarchy, said right after it: "X is the broad category, and Y is
+#: one of its subtypes", "X is the narrower term and Y is its parent".
+_RANK = r"\s*,?\s*(?:is|are|was|were|represents?|serves? as)\s+(?:(?:the|a|an|its|one of its)\s+)?"
+_PARENT_RANK = re.compile(
+    _RANK + r"(?:(?:broad(?:er)?|general|umbrella|overarching|wider|higher-level|parent)\s+"
+    r"(?:category|term|class|group|heading|concept|label|node)|parent|superclass|ancestor)"
+    r"\b(?!\s+(?:of|for|to)\b)",
+    re.IGNORECASE,
+)
+_CHILD_RANK = re.compile(
+    _RANK + r"(?:(?:narrower|more specific|specific|child|sub)\s*"
+    r"(?:category|term|class|group|concept|label|node)|sub-?types?|child(?:ren)?|"
+    r"subclass(?:es)?|special cases?|kinds?)\b(?!\s+(?:of|for|to)\b)",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Clause:
@@ -151,6 +167,9 @@ def read_assertions(
     claim is a table row (each cell describes the first)."""
     if len(spans) < 2:
         return []
+    ranked = _ranked_pair(text, spans)
+    if ranked is not None:
+        return [ranked]
     starts = [start for start, _ in spans]
     clauses = _clauses(text)
     found: list[Assertion] = []
@@ -235,6 +254,26 @@ def read_assertions(
         negated = _negated(clause, spans[second][1])
         found.append(Assertion(first, second, negated=negated))
     return found
+
+
+def _ranked_pair(text: str, spans: Sequence[tuple[int, int]]) -> Assertion | None:
+    """A claim of two mentions that each take a rank in a hierarchy ("X is the broad
+    category, and Y is one of its subtypes"): the narrower one is a subclass of the other."""
+    if len(spans) != 2:
+        return None
+    ranks = []
+    for (_, end), until in ((spans[0], spans[1][0]), (spans[1], len(text))):
+        if _PARENT_RANK.match(text, end, until):
+            ranks.append("parent")
+        elif _CHILD_RANK.match(text, end, until):
+            ranks.append("child")
+        else:
+            return None
+    if ranks[0] == ranks[1]:
+        return None
+    child, parent = (0, 1) if ranks[0] == "child" else (1, 0)
+    negated = NEGATION.search(text) is not None
+    return Assertion(child, parent, frozenset({"subclass_of"}), negated=negated)
 
 
 def _filling_cells(text: str, spans: Sequence[tuple[int, int]]) -> set[int]:

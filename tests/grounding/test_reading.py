@@ -239,3 +239,28 @@ def test_but_not_goes_on_about_the_same_subject() -> None:
         ("SOD1", "fasciculations", "", False, False),
         ("SOD1", "dementia", "", False, True),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "child", "parent"),
+    [
+        ("[Cerebellar ataxia] is the umbrella term, and [SCA1] is one of its subtypes.",
+         "SCA1", "Cerebellar ataxia"),
+        ("Here [myoclonus] is the narrower class and [hyperkinesia] is its parent.",
+         "myoclonus", "hyperkinesia"),
+        ("[Dystonia] is the child term; [movement disorder] is the broader term.",
+         "Dystonia", "movement disorder"),
+    ],
+)  # fmt: skip
+def test_ranks_in_a_hierarchy_name_the_subclass(text: str, child: str, parent: str) -> None:
+    # each mention is given its rank ("the broad category", "one of its subtypes"): the
+    # narrower one is the subclass, whichever is named first
+    assert read(text) == [(child, parent, "subclass_of", False, False)]
+
+
+def test_a_rank_needs_both_mentions_ranked() -> None:
+    # one rank alone says nothing of the other mention
+    assert all(
+        "subclass_of" not in relations
+        for _, _, relations, _, _ in read("[Ataxia] is the broader term, and [SCA1] is rare.")
+    )
