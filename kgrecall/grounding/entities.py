@@ -36,7 +36,7 @@ from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.loaders.names import read_outside_names, vocabulary_key
-from kgrecall.tools.linking import EntityIndex, LinkedEntity
+from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
 from kgrecall.tools.names import FILLERS, common_words
 
 MentionKind = Literal[
@@ -186,6 +186,7 @@ class EntityExtractor:
         found = self._identifiers(text, taken)
         if self.index is not None:
             named = self._widened(text, self._dictionary(text, taken, self.index), taken)
+            named = [part for mention in named for part in self._gene_and_name(mention)]
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
             # phenotype ("frequent falls") still mentions the KG's broader one
@@ -200,6 +201,36 @@ class EntityExtractor:
         found.extend(self._outside(text, taken))
         found.sort(key=lambda mention: mention.start)
         return found
+
+    def _gene_and_name(self, mention: EntityMention) -> list[EntityMention]:
+        """A clinical mention "ELOVL4-related SCA34" whose name after the gene names the same
+        entity on its own: two mentions, the gene and the name ("THAP1-related dystonia" is
+        one, as "dystonia" alone names another entity)."""
+        assert self.index is not None
+        match = GENE_QUALIFIED.match(mention.text)
+        if match is None or self.index.type_of(mention.id) not in _CLINICAL_TYPES:
+            return [mention]
+        genes = self.index.lookup(match.group("gene"), node_types=_GENE_TYPES)
+        rest = match.group("rest")
+        named = self.index.lookup(rest, node_types=_CLINICAL_TYPES)
+        same = set(self.index.names(mention.id))
+        if not genes or not any(
+            e.id == mention.id or same & set(self.index.names(e.id)) for e in named
+        ):
+            return [mention]
+        gene_end = mention.start + match.end("gene")
+        rest_start = mention.start + match.start("rest")
+        return [
+            mention.model_copy(
+                update={
+                    "text": match.group("gene"),
+                    "end": gene_end,
+                    "id": genes[0].id,
+                    "alternatives": (),
+                }
+            ),
+            mention.model_copy(update={"text": rest, "start": rest_start}),
+        ]
 
     def _outside(self, text: str, taken: Spans) -> list[EntityMention]:
         """Biomedical terms the KG's names did not match — phenotypes, diseases and genes the

@@ -58,6 +58,7 @@ from kgrecall.tools.store_search import EntitySearch
 
 __all__ = [
     "ACRONYM_DOMINANCE",
+    "GENE_QUALIFIED",
     "MIN_LINK_SCORE",
     "EntityIndex",
     "LinkedEntity",
@@ -91,7 +92,8 @@ _ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
 #: "THAP1-related dystonia", "PLA2G6-associated neurodegeneration": a disease named by its gene.
-_GENE_QUALIFIED = re.compile(
+#: "THAP1-related dystonia": a gene symbol qualifying a clinical name.
+GENE_QUALIFIED = re.compile(
     r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
@@ -376,7 +378,7 @@ class EntityIndex:
         """ "THAP1-related dystonia" → the disease linked to THAP1 in the KG whose name holds
         every word of "dystonia" (the fewest other words first); several equally good → all,
         for the caller to report as ambiguous."""
-        match = _GENE_QUALIFIED.match(mention.strip())
+        match = GENE_QUALIFIED.match(mention.strip())
         if match is None:
             return []
         rest = fold(match.group("rest")).split()

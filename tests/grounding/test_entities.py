@@ -208,3 +208,14 @@ def test_a_name_found_inside_a_longer_variant_is_widened_to_it(
         extractor, "Patients with amyotrophic lateral sclerosis and frontotemporal dementia."
     )
     assert set(both) == {"amyotrophic lateral sclerosis", "frontotemporal dementia"}
+
+
+def test_a_gene_qualified_name_is_the_gene_and_the_name_it_qualifies(
+    extractor: EntityExtractor,
+) -> None:
+    # "PINK1-related PARK6": the words after the gene name PARK6 on their own, so the text
+    # mentions two entities; "KCNQ2-related DEE" is one name ("DEE" alone is another entity)
+    result = ids(extractor, "PINK1-related PARK6 begins before the age of forty.")
+    assert result == {"PINK1": "NCBIGene:65018", "PARK6": "OMIM:605909"}
+    whole = ids(extractor, "KCNQ2-related DEE begins in the first week of life.")
+    assert whole == {"KCNQ2-related DEE": "ORPHA:439218"}
