@@ -35,22 +35,23 @@ leukodystrophy topics), was written later by another helper who had not read the
 from the KG's full entity and fact tables, and is held out: only scored, never read while
 changing the reader. A third set, ``benchmarks/data/grounding_dev2/`` (6 reports, 138 lines:
 spastic paraplegia, neuropathies, epilepsy genetics, ALS–FTD, autophagy, ligand–receptor
-signalling), was written by a third helper who had read neither the code nor the other sets,
-as a new development set (its misses are read). A fourth, ``benchmarks/data/grounding_dev3/``
-(7 reports, 173 lines: spinocerebellar ataxias, prion disease, muscle channelopathies, brain
-iron accumulation, Huntington-like disorders, dystonia subtypes, presenilin partners and
+signalling), was written by a third helper who had read neither the code nor the other sets, as
+a new development set (its misses are read). A fourth, ``benchmarks/data/grounding_dev3/`` (7
+reports, 173 lines: spinocerebellar ataxias, prion disease, muscle channelopathies, brain iron
+accumulation, Huntington-like disorders, dystonia subtypes, presenilin partners and
 synaptic-vesicle GO terms), by a fourth helper who had read neither the code nor the other
-sets, from the full tables; its first score, before any change made from reading it, is kept
-in ``results/grounding_dev3_first.json`` (then its misses are read). Each writer labelled
-each line's entity mentions (KG id, or what it is when outside the KG) and the pairs it
-asserts (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels
-then come from the KG by an independent procedure (a gene and its protein count as one
-node): a pair with an entity outside the KG is **ungrounded**; a denied pair is a **conflict** when the KG has a direct edge of the denied
-relation (any edge for a generic one), else **ungrounded** (an absence cannot be confirmed); an
-asserted pair with a direct edge only of another specific relation, or of its relation only the
-other way round (hierarchy, part-of, phenotype, encodes), is a **conflict**; otherwise the
-label follows the hub-free BFS distance as above. A line takes its weakest pair's label; lines
-without entities are trivial; entities without an asserted pair are checked as neighbours.
+sets, from the full tables; its first score, before any change made from reading it, is kept in
+``results/grounding_dev3_first.json`` (then its misses are read). Each writer labelled each
+line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
+(subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
+from the KG by an independent procedure (a gene and its protein count as one node): a pair with
+an entity outside the KG is **ungrounded**; a denied pair is a **conflict** when the KG has a
+direct edge of the denied relation (any edge for a generic one), else **ungrounded** (an
+absence cannot be confirmed); an asserted pair with a direct edge only of another specific
+relation, or of its relation only the other way round (hierarchy, part-of, phenotype, encodes),
+is a **conflict**; otherwise the label follows the hub-free BFS distance as above. A line takes
+its weakest pair's label; lines without entities are trivial; entities without an asserted pair
+are checked as neighbours.
 Targets: macro-F1 ≥ 0.90; reversed-direction recall ≥ 0.9; false conflicts ≤ 3 %; lines
 labelled plainly grounded whose gold is ungrounded or a conflict ≤ 1 %; ``kgrecall ground`` of
 a one-page report ≤ 3 s wall. Writes ``benchmarks/results/grounding_reports.{md,json}``.
