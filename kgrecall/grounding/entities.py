@@ -123,6 +123,7 @@ CUE_WINDOW = 3
 _GENE_TYPES = frozenset({"gene", "protein"})
 _KG_TYPES = frozenset({"gene", "protein", "disease", "phenotype", "go_term"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
+_DISEASE_TYPE = frozenset({"disease"})
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 12
 #: Words a disease, phenotype or GO-term mention may be widened by, before and after it.
@@ -387,11 +388,22 @@ class EntityExtractor:
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
                 return (1, entity_id, ()) if entity_id else None
+            if (
+                width == 1
+                and phrase in _INHERITANCE
+                and _later_cell(text, start, end)
+                and sentences.row_names(start, _DISEASE_TYPE)
+            ):
+                return None  # "| THAP1 | DYT6 | AD |": the disease named, then its inheritance
             if width == 1 and len(phrase) <= 2 and not phrase.isupper():
                 continue
             found = index.lookup(phrase)
             if width == 1 and phrase.islower():  # "binds" is not the acronym BIND
                 found = [e for e in found if not e.matched.isupper()]
+            if width == 1 and len(phrase) == 2:
+                # two capitals are initials ("SB will present") unless a name lists them:
+                # spelling a name's initials is no evidence at this length
+                found = [e for e in found if e.match != "acronym"]
             if "," in phrase:  # a list ("myoclonus, dystonia") is not a name without comma
                 found = [e for e in found if self._comma_name(phrase, e.id)]
             if not found:
@@ -600,6 +612,18 @@ def _inside(mention: EntityMention, outer: EntityMention) -> bool:
         and mention.end <= outer.end
         and (outer.end - outer.start > mention.end - mention.start)
     )
+
+
+def _later_cell(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` fills a cell on its own, not the first, of a table row of
+    three or more cells ("| THAP1 | DYT6 | AD |": a column of inheritance modes)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end) % (len(text) + 1)
+    left, right = text.rfind("|", line_start, start), text.find("|", end, line_end)
+    if left < 0 or right < 0 or text[left + 1 : start].strip() or text[end:right].strip():
+        return False
+    cells = [cell for cell in text[line_start:line_end].split("|") if cell.strip()]
+    return len(cells) >= 3 and bool(text[line_start:left].strip(" |"))
 
 
 def _without_commas(text: str) -> str:

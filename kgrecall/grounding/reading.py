@@ -77,7 +77,7 @@ _PASSIVE_BY = re.compile(
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|\((?=[^)]*\))|\)"
     r"|,?\s+\b(?:but|whereas|although|though|while|however|yet|so|because|since)\b"
-    r"|,\s+(?:and|or)\s+(?=(?:X+(?:\s*,\s*|\s+(?:and|or)\s+))*\w+\s+"
+    r"|,\s+(?:and|or)\s+(?=(?:X+(?:\s*,\s*|\s+(?:and|or)\s+))*(?:[\w'’-]+\s+){0,3}\w+\s+"
     r"(?:is|are|was|were|may|might|can|could|has|have|had|"
     r"does|do|did|shows?|causes?|presents?)\b)"
     # a gapped clause: ", and [CHCHD10] with [FTD-MND]" repeats the verb of the one before
@@ -125,6 +125,8 @@ _CONTRAST = re.compile(
     re.IGNORECASE,
 )
 
+#: Relations said of a list of mentions with no object ("A and B interact").
+_MUTUAL = frozenset({"interacts_with"})
 #: Longest coordinated run of subjects or objects one predicate takes ("binds A, B and C").
 MAX_RUN = 32
 
@@ -182,9 +184,12 @@ def read_assertions(
         for start, end, relations, inverse in _predicates(text, clause, spans, inside):
             after = bisect_left(starts, end, first, stop)
             objects = _run(text, spans, range(after, stop), step=1)
+            subjects = _run(text, spans, range(after - 1, first - 1, -1), step=-1)
+            if not objects and relations & _MUTUAL and len(subjects) > 1:
+                # "A and B are not known to interact": the first with each of the others
+                subjects, objects = subjects[:1], subjects[1:]
             if not objects:
                 continue
-            subjects = _run(text, spans, range(after - 1, first - 1, -1), step=-1)
             if (
                 previous
                 and subjects == previous[1]
@@ -201,7 +206,7 @@ def read_assertions(
             before = bisect_left(starts, start) - 1
             since = max(clause.start, spans[before][1] if before >= 0 else 0)
             passive = _PASSIVE_BY.search(text, since, spans[objects[0]][0])
-            negated = _negated(clause, spans[objects[-1]][1])
+            negated = _negated(clause, max(spans[objects[-1]][1], end))
             if len(subjects) == len(objects) > 1 and _RESPECTIVELY.match(
                 text, spans[objects[-1]][1], clause.end
             ):  # "ATG5 and ATG7 cause SCAR25 and SCAR31 respectively": one each
@@ -241,8 +246,11 @@ def read_assertions(
             seen.add((0, index, frozenset()))
             found.append(Assertion(0, index, negated=_negated(clause, spans[index][1])))
     partners: dict[int, int] = {}
+    # beside asserted pairs, a list left over is said of the claim's subject ("X is a
+    # subclass of Y, and it depends on A and B"): its items are not related to each other
+    claim_subject = 0 if covered and not row and 0 not in strong else None
     for side in [strong] if row else _contrasted(text, spans, strong):
-        partners.update(_co_mention_partners(text, spans, side, row))
+        partners.update(_co_mention_partners(text, spans, side, row, claim_subject))
     for index in strong:
         if index in covered or index not in partners:
             continue
@@ -305,14 +313,19 @@ def _contrasted(text: str, spans: Sequence[tuple[int, int]], indices: list[int])
 
 
 def _co_mention_partners(
-    text: str, spans: Sequence[tuple[int, int]], strong: list[int], row: bool
+    text: str,
+    spans: Sequence[tuple[int, int]],
+    strong: list[int],
+    row: bool,
+    subject: int | None = None,
 ) -> dict[int, int]:
     """The mention each of ``strong`` (mentions no predicate reaches, in order) is paired
     with: in a table row the row's first cell (the others describe it); else the mention just
     before the coordinated run it belongs to — list items are not said to be related to each
     other ("PMEs combine myoclonus, epilepsy and …": PMEs–epilepsy, not myoclonus–epilepsy) —
     and for a run that opens the claim the mention just after it ("FAME6 and FAME7 show
-    myoclonic tremor"); a claim that is one list pairs its neighbours."""
+    myoclonic tremor"); a claim that is one list pairs its neighbours, or each item with
+    ``subject`` when given."""
     if len(strong) < 2:
         return {}
     if row:
@@ -332,7 +345,9 @@ def _co_mention_partners(
         if conjoined:
             run_start[position : end + 1] = [position] * (end + 1 - position)
         position = end + 1
-    if run_start[-1] == 0:  # one list: neighbours
+    if run_start[-1] == 0:  # one list: neighbours, or each item with the subject
+        if subject is not None:
+            return dict.fromkeys(strong, subject)
         return {strong[p]: strong[p - 1] for p in range(1, len(strong))}
     partners: dict[int, int] = {}
     for position, index in enumerate(strong):

@@ -219,3 +219,17 @@ def test_a_gene_qualified_name_is_the_gene_and_the_name_it_qualifies(
     assert result == {"PINK1": "NCBIGene:65018", "PARK6": "OMIM:605909"}
     whole = ids(extractor, "KCNQ2-related DEE begins in the first week of life.")
     assert whole == {"KCNQ2-related DEE": "ORPHA:439218"}
+
+
+def test_an_inheritance_column_and_initials_are_no_entities(extractor: EntityExtractor) -> None:
+    # "AD" alone in a later cell of a row that named the disease is its inheritance mode;
+    # in a row naming no disease it is still Alzheimer disease
+    table = "| Gene | Disease | Mode |\n|---|---|---|\n| THAP1 | DYT6 | AD |\n"
+    assert "AD" not in ids(extractor, table)
+    assert "AD" in ids(
+        extractor, "| Gene | Disease | Note |\n|---|---|---|\n| PSEN1 | AD | rare |\n"
+    )
+    # two capitals that only spell a name's initials ("simple buphthalmos") are a person
+    assert ids(extractor, "Journal club: SB will present the new paper on STAC3.") == {
+        "STAC3": "NCBIGene:246329"
+    }

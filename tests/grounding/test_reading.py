@@ -264,3 +264,33 @@ def test_a_rank_needs_both_mentions_ranked() -> None:
         "subclass_of" not in relations
         for _, _, relations, _, _ in read("[Ataxia] is the broader term, and [SCA1] is rare.")
     )
+
+
+def test_a_mutual_wording_pairs_its_list_of_subjects() -> None:
+    # "A and B … interact" has no object: the list's items are the pair, and a "not" before
+    # the verb denies it
+    assert read("[GBA] and [SNCA] are not thought to interact directly.") == [
+        ("GBA", "SNCA", "interacts_with", False, True)
+    ]
+
+
+def test_a_list_left_over_beside_asserted_pairs_is_said_of_the_subject() -> None:
+    # "…, and it depends on A and B": the list is about the claim's subject, its items are
+    # not related to each other
+    assert read("[type 1 mitophagy] is a subclass of [mitophagy], and it needs [PINK1] and "
+                "[parkin].") == [
+        ("type 1 mitophagy", "mitophagy", "subclass_of", False, False),
+        ("type 1 mitophagy", "PINK1", "", False, False),
+        ("type 1 mitophagy", "parkin", "", False, False),
+    ]  # fmt: skip
+
+
+def test_a_new_clause_may_open_with_a_longer_subject() -> None:
+    # ", and the protein's best-known partners are …" starts a statement of its own: the
+    # denial before it does not reach it
+    assert read("[PRNP] does not bind [ITM2B], and the protein's best-known partners are "
+                "[ADRB2] and [FZD7].") == [
+        ("PRNP", "ITM2B", "interacts_with", False, True),
+        ("PRNP", "ADRB2", "", False, False),
+        ("PRNP", "FZD7", "", False, False),
+    ]  # fmt: skip
