@@ -132,7 +132,11 @@ MAX_RUN = 32
 
 #: A mention's rank in a hierarchy, said right after it: "X is the broad category, and Y is
 #: one of its subtypes", "X is the narrower term and Y is its parent".
-_RANK = r"\s*,?\s*(?:is|are|was|were|represents?|serves? as)\s+(?:(?:the|a|an|its|one of its)\s+)?"
+_RANK = (
+    r"(?:\s*,[^,]{1,30},)?\s*,?\s*(?:(?:is|are|was|were)\s+(?:\w+\s+){0,2}?(?:presented|regarded|"
+    r"considered|treated|seen|described|listed|classed|classified|taken)\s+as|is|are|was|were|"
+    r"represents?|serves? as|as)\s+(?:(?:the|a|an|its|one of its)\s+)?"
+)
 _PARENT_RANK = re.compile(
     _RANK + r"(?:(?:broad(?:er)?|general|umbrella|overarching|wider|higher-level|parent)\s+"
     r"(?:category|term|class|group|heading|concept|label|node)|parent|superclass|ancestor)"

@@ -269,16 +269,23 @@ class PathVerifier:
             heads = frozenset().union(*(s.head_types for s in signatures))
             tails = frozenset().union(*(s.tail_types for s in signatures))
             subject_types, object_types = (tails, heads) if assertion.inverse else (heads, tails)
+            if self._fits(ids[assertion.subject], object_types) and self._fits(
+                ids[assertion.object], subject_types
+            ):
+                continue  # the claim is the wrong way round ("chorea presents with HD"): say so
             for index, allowed in (
                 (assertion.subject, subject_types),
                 (assertion.object, object_types),
             ):
-                fits = _GENE_LIKE | allowed if allowed & _GENE_LIKE else allowed
-                if self._type(ids[index]) in fits or index >= len(alternatives):
+                if self._fits(ids[index], allowed) or index >= len(alternatives):
                     continue
                 ids[index] = next(
-                    (a for a in alternatives[index] if self._type(a) in fits), ids[index]
+                    (a for a in alternatives[index] if self._fits(a, allowed)), ids[index]
                 )
+
+    def _fits(self, entity: str, allowed: frozenset[str]) -> bool:
+        """Whether the entity's type is one of ``allowed`` (a gene and its protein as one)."""
+        return self._type(entity) in (_GENE_LIKE | allowed if allowed & _GENE_LIKE else allowed)
 
     def _assertion(self, subject: str, obj: str, assertion: Assertion) -> PairVerdict:
         """One asserted pair: path label, then relation, direction and negation against the

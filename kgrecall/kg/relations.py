@@ -266,10 +266,14 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"|\boccurs?\s+in\b"
      r"|\bpart of the\b(?=[^.;]{1,80}?\b(?:phenotypes?|spectrum|clinical picture)\b)",
      frozenset({"has_phenotype"}), True),
+    # "X has Y among its manifestations" (names masked as X…: the wording needs its object)
+    (r"\b(?:has|have|had|includes?|including)\b(?=\s+X+(?:\s*,\s*X+|\s+(?:and|or)\s+X+)*\s+"
+     r"among\s+(?:its|their|the)\s+(?:\w+\s+)?(?:features|manifestations|symptoms|signs))",
+     frozenset({"has_phenotype"}), False),
     (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*|characteri[sz]ed by)",
      frozenset({"has_phenotype"}), False),
     (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"}), False),
-    (r"\bpart of\b", frozenset({"part_of"}), False),
+    (r"\b(?:part|(?:sub)?components?|constituents?) of\b", frozenset({"part_of"}), False),
     (r"\b(associat\w*|linked|cause\w*|implicated|risk|mutated in)", frozenset({"associated_with"}),
      False),
     (r"\bregulat\w*",
@@ -278,7 +282,9 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(?:parent|broader|more general)\s+(?:terms?\s+|class\s+)?(?:of|than)\b",
      frozenset({"subclass_of"}), True),
     (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
-     r"sit(?:s|ting)? (?:beneath|below|under)|"
+     r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"
+     # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)
+     r"one of (?:the|its|their)(?=\s+X+\s*(?:[,.;:)]|$|\s+(?:and|or|but|so|because)\b))|"
      r"classed as|classified (?:as|under)|child(?:ren)? (?:terms? )?of|"
      r"falls? (?:under|into|within)|belongs? to|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),

@@ -294,3 +294,29 @@ def test_a_new_clause_may_open_with_a_longer_subject() -> None:
         ("PRNP", "ADRB2", "", False, False),
         ("PRNP", "FZD7", "", False, False),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[Spastin] sits underneath [microtubule severing], not the reverse.",
+         ("Spastin", "microtubule severing", "subclass_of", False, False)),
+        ("[Vesicle docking], in turn, is one component of [exocytosis], so both fail.",
+         ("Vesicle docking", "exocytosis", "part_of", False, False)),
+        ("Note that [SCA3] is itself one of the [polyglutamine ataxias], as we said.",
+         ("SCA3", "polyglutamine ataxias", "subclass_of", False, False)),
+        ("[Chorea], a late sign, is a disease that has [HD] among its manifestations.",
+         ("Chorea", "HD", "has_phenotype", False, False)),
+        ("[Ataxia], by contrast, is often presented as the parent category, with [SCA1] as "
+         "one of its subtypes.", ("SCA1", "Ataxia", "subclass_of", False, False)),
+    ],
+)  # fmt: skip
+def test_more_hierarchy_part_and_phenotype_wordings(
+    text: str, expected: tuple[str, str, str, bool, bool]
+) -> None:
+    assert read(text) == [expected]
+
+
+def test_one_of_the_needs_the_name_to_end_the_phrase() -> None:
+    # "one of the HSP genes" names genes, not a class the subject belongs to
+    assert read("[SPAST] is one of the [HSP] genes.") == [("SPAST", "HSP", "", False, False)]

@@ -107,6 +107,15 @@ def test_the_relation_chooses_between_a_gene_alias_and_a_disease(demo: NetworkXS
     assert (pair.subject, pair.label) == ("NCBIGene:55737", "grounded")
 
 
+def test_a_claim_the_wrong_way_round_keeps_its_types(demo: NetworkXStore) -> None:
+    # "torticollis" also names a disease, but a phenotype that "presents with" a disease is
+    # a reversed claim, reported as such, not read as the disease
+    [claim] = KGGroundingValidator(demo).validate("Torticollis presents with DYT25.").claims
+    [pair] = claim.pairs
+    assert pair.subject == "HP:0000473"
+    assert pair.conflict is not None and pair.conflict.startswith("direction")
+
+
 def test_bad_reports_are_clear_errors(demo: NetworkXStore) -> None:
     validator = KGGroundingValidator(demo, max_chars=1000)
     with pytest.raises(KGError, match="empty"):
