@@ -52,8 +52,8 @@ _VARIANT = re.compile(
     r"[\w*>]*\)?"  # p.N370S, p.Gly2019Ser, p.(R47H)
     r"|c\.[-*]?\d+(?:[+-]\d+)?(?:_\d+)?(?:[ACGT]>[ACGT]|del\w*|dup\w*|ins\w*)"  # c.1226A>G
     r"|(?:Δ|del)[ACGT]{3,}"  # ΔGAG
-    r"|(?:[ACGT]{3,6}|hexanucleotide|dodecamer|octapeptide|pentanucleotide|trinucleotide|"
-    r"polyglutamine)\s+(?:repeats?\s+)?(?:expansions?|insertions?|repeats?|tracts?)"
+    r"|(?:[ACGT]{3,6}|(?i:hexanucleotide|dodecamer|octapeptide|pentanucleotide|trinucleotide|"
+    r"polyglutamine))\s+(?:repeats?\s+)?(?:expansions?|insertions?|repeats?|tracts?)"
     r"|(?:ε|epsilon\s?)[2-4](?:\s+allele)?"  # APOE ε4
     r"|H[12]\s+haplotype"
     r")(?![\w])",

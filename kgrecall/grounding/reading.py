@@ -169,8 +169,9 @@ def read_assertions(
     """The assertions of one claim; ``text`` should have its mentions masked and ``spans``
     are the mentions' ``(start, end)`` in it: disjoint, in order. ``weak`` mentions (terms
     recognised by vocabulary, not KG names: a drug, a body part) take part only in pairs a
-    predicate asserts, never in co-mentions — unless one opens the claim (its subject) or the
-    claim is a table row (each cell describes the first)."""
+    predicate asserts, not in co-mentions beside them — unless one opens the claim (its
+    subject), fills a table cell (each cell describes the first) or no predicate asserts
+    anything (then every mention is a co-mention)."""
     if len(spans) < 2:
         return []
     ranked = _ranked_pair(text, spans)
@@ -232,8 +233,12 @@ def read_assertions(
     # a table row's cells each describe its first cell, a term outside the KG included when
     # it is what its cell holds ("| stress, alcohol |"), not a word of a description
     filled = _filling_cells(text, spans) if row else set()
+    # a sentence that asserts nothing is a co-mention of all it names, terms outside the KG
+    # included ("reduced reflexes at the ankles and a postural tremor")
     strong = [
-        index for index in range(len(spans)) if index not in weak or index == 0 or index in filled
+        index
+        for index in range(len(spans))
+        if index not in weak or index == 0 or index in filled or not (covered or row)
     ]
     if covered and not row:
         # beside asserted pairs, the mentions left over pair only with each other ("X is

@@ -256,7 +256,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(treat\w*|improv\w*|ameliorat\w*|alleviat\w*|reliev\w*)", frozenset({"treats"}), False),
     (r"\btarget\w*", frozenset({"targets"}), False),
     (r"\bencod\w*", frozenset({"encodes"}), False),
-    (r"\b(interact\w*|bind\w*|binds)", frozenset({"interacts_with"}), False),
+    (r"\b(interact\w*|bind\w*|binds|recruit\w*|signal\w* (?:through|via)|(?:forms? )?"
+     r"(?:a )?complex(?:es)? with)", frozenset({"interacts_with"}), False),
     (r"\bexpress\w*", frozenset({"expressed_in"}), False),
     # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
     (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,2}"

@@ -159,6 +159,9 @@ def test_symbols_in_protein_name_case_and_with_greek_letters(extractor: EntityEx
 def test_a_triplet_before_repeat_is_a_sequence(extractor: EntityExtractor) -> None:
     assert "GAA" not in ids(extractor, "A GAA repeat expansion in intron 1 was excluded.")
     assert ids(extractor, "GAA mutations were found.")["GAA"] == "NCBIGene:2548"
+    # a repeat named by its unit, capitalised at the start of a sentence too
+    found = extractor.extract("Octapeptide repeat insertions in PRNP cause HDL1.")
+    assert found[0].text == "Octapeptide repeat insertions" and found[0].kind == "variant"
 
 
 def test_a_gene_alias_that_names_a_disease_is_read_by_its_cues(
