@@ -134,6 +134,16 @@ _WIDENED_TYPES = frozenset({"disease", "phenotype", "go_term"})
 _NOT_NAME_EDGES = FILLERS | {"and", "or"}
 #: What may stand between the words of a widened name: spaces, a comma, dashes.
 _WORD_JOIN = re.compile(r"[ \t]*[,\-–—]?[ \t]*")
+#: Text ending with a list item and its comma: "…dementia, ".
+_LIST_GOES_ON = re.compile(r"\w,\s*$")
+_AND_OR = re.compile(r"\s(?:and|or)\s")
+#: Nouns before "of" that relate a name to what precedes them ("a form of dystonia"): a name
+#: is not widened back across them.
+_RELATION_NOUNS = frozenset(
+    {"form", "forms", "type", "types", "subtype", "subtypes", "kind", "kinds", "cause",
+     "causes", "part", "variant", "variants", "feature", "features", "sign", "signs"}
+)  # fmt: skip
+_RELATION_OF = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_NOUNS)) + r")\s+of\b", re.I)
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6
 
@@ -406,6 +416,16 @@ class EntityExtractor:
                 found = [e for e in found if e.match != "acronym"]
             if "," in phrase:  # a list ("myoclonus, dystonia") is not a name without comma
                 found = [e for e in found if self._comma_name(phrase, e.id)]
+            if (
+                width > 2
+                and _LIST_GOES_ON.search(text, max(0, start - 8), start)
+                and _AND_OR.search(phrase)
+            ):
+                continue  # "dementia, myoclonus and ataxia": the end of a list, not one name
+            if width > 2 and _RELATION_OF.search(phrase):
+                # "a task-specific form of focal dystonia" relates two names, unless one
+                # name says so word for word
+                found = [e for e in found if e.match == "name"]
             if not found:
                 continue
             words = [t.group(0) for t in tokens[max(0, position - CUE_WINDOW) : position]]
@@ -504,9 +524,20 @@ class EntityExtractor:
         def named_word(position: int) -> bool:  # every added word must be in the name
             return index.in_some_name(tokens[position].group(0))
 
+        def relation_noun(position: int) -> bool:  # "a task-specific form of | dystonia"
+            return (
+                position > 0
+                and tokens[position].group(0).casefold() == "of"
+                and tokens[position - 1].group(0).casefold() in _RELATION_NOUNS
+            )
+
         low = first
         while (
-            low > 0 and first - low < WIDEN_BEFORE and joined(low - 1, low) and named_word(low - 1)
+            low > 0
+            and first - low < WIDEN_BEFORE
+            and joined(low - 1, low)
+            and named_word(low - 1)
+            and not relation_noun(low - 1)
         ):
             low -= 1
         high = last

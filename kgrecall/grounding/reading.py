@@ -62,8 +62,8 @@ class Assertion:
 
 
 NEGATION = re.compile(
-    r"\b(not|no|never|none|neither|nor|cannot|fails? to|failed to|lack of|lacks?|lacking|"
-    r"absence of|absent|without|(?:is|are|was|were|does|do|did|has|have)n't)\b",
+    r"\b(not(?!\s+only\b)|no|never|none|neither|nor|cannot|fails? to|failed to|lack of|lacks?|"
+    r"lacking|absence of|absent|without|(?:is|are|was|were|does|do|did|has|have)n't)\b",
     re.IGNORECASE,
 )
 _PREDICATES = [(re.compile(p, re.IGNORECASE), r, inverse) for p, r, inverse in CLAIM_WORDINGS]
@@ -76,7 +76,8 @@ _PASSIVE_BY = re.compile(
 #: Where a new clause starts: the boundary itself is not part of either clause.
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|\((?=[^)]*\))|\)"
-    r"|,?\s+\b(?:but|whereas|although|though|while|however|yet|so|because|since)\b"
+    r"|,?\s+\b(?:but(?!\s+(?:not|also)\b)|whereas|although|though|while|however|yet|so|because|"
+    r"since)\b"
     r"|,\s+(?:and|or)\s+(?=(?:X+(?:\s*,\s*|\s+(?:and|or)\s+))*(?:[\w'’-]+\s+){0,3}\w+\s+"
     r"(?:is|are|was|were|may|might|can|could|has|have|had|"
     r"does|do|did|shows?|causes?|presents?)\b)"
@@ -103,7 +104,9 @@ _COORDINATED_VERB = re.compile(
 _LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(?:[,;:.!?]|$)")
 #: Text allowed between two mentions of one coordinated run.
 _JOINER = re.compile(
-    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|but not)\b|/|&)?\s*"
+    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|but (?:not|also)(?:\s+(?:to|in|with|by|"
+    r"for|of))?)\b"
+    r"|/|&)?\s*"
     r"(?:\b(?:both|either)\s+)?",
     re.IGNORECASE,
 )
@@ -119,7 +122,7 @@ _LIST_GOES_ON = re.compile(r"\s*,?\s+(?:and|or)\b", re.IGNORECASE)
 #: CMT2D", "myoclonic tremor, often misdiagnosed as essential tremor" ("A but not B" goes on
 #: about the same subject).
 _CONTRAST = re.compile(
-    r"\b(?:but(?!\s+not\b)|whereas|while|although|though|unlike|in contrast|misdiagnos\w*|"
+    r"\b(?:but(?!\s+(?:not|also)\b)|whereas|while|although|though|unlike|in contrast|misdiagnos\w*|"
     r"mistaken for|"
     r"confused with|distinguish\w*|differential)\b",
     re.IGNORECASE,
@@ -211,7 +214,6 @@ def read_assertions(
             before = bisect_left(starts, start) - 1
             since = max(clause.start, spans[before][1] if before >= 0 else 0)
             passive = _PASSIVE_BY.search(text, since, spans[objects[0]][0])
-            negated = _negated(clause, max(spans[objects[-1]][1], end))
             if len(subjects) == len(objects) > 1 and _RESPECTIVELY.match(
                 text, spans[objects[-1]][1], clause.end
             ):  # "ATG5 and ATG7 cause SCAR25 and SCAR31 respectively": one each
@@ -221,6 +223,8 @@ def read_assertions(
             for subject, obj in pairs:
                 if subject != obj and (subject, obj, relations) not in seen:
                     seen.add((subject, obj, relations))
+                    # each object's own: "linked to A and B but not to C" denies C only
+                    negated = _negated(clause, max(spans[obj][1], end))
                     found.append(
                         Assertion(subject, obj, relations, inverse != bool(passive), negated)
                     )

@@ -86,6 +86,19 @@ def test_names_as_people_write_them(extractor: EntityExtractor) -> None:
     assert found_ids["TOR1A-related"] == "NCBIGene:1861"
 
 
+def test_a_list_does_not_end_in_a_name_holding_and(extractor: EntityExtractor) -> None:
+    # "myoclonus and ataxia" is a synonym of a disease, but after "dementia, " it ends a list
+    found = ids(extractor, "It presents with dementia, myoclonus and ataxia.")
+    assert set(found) == {"dementia", "myoclonus", "ataxia"}
+
+
+def test_a_form_of_a_name_is_two_mentions(extractor: EntityExtractor) -> None:
+    # "task-specific form of focal dystonia" words a relation between two names, though its
+    # words in another order name a disease ("Dystonia, focal, task-specific")
+    found = ids(extractor, "Writer's cramp is a task-specific form of focal dystonia.")
+    assert found == {"Writer's cramp": "HP:0002356", "focal dystonia": "HP:0004373"}
+
+
 def test_a_list_is_not_read_as_one_name_without_its_comma(extractor: EntityExtractor) -> None:
     # "myoclonus, dystonia" is two phenotypes, not Myoclonus-dystonia syndrome, and
     # "dystonia, tremor" is not the synonym "Dystonia tremor"

@@ -325,3 +325,17 @@ def test_more_hierarchy_part_and_phenotype_wordings(
 def test_one_of_the_needs_the_name_to_end_the_phrase() -> None:
     # "one of the HSP genes" names genes, not a class the subject belongs to
     assert read("[SPAST] is one of the [HSP] genes.") == [("SPAST", "HSP", "", False, False)]
+
+
+def test_but_not_and_not_only_but_also_inside_one_object_list() -> None:
+    # "but not to C" goes on with the list and denies C alone; "not only A but also B"
+    # denies nothing
+    assert read("[TPP] is linked to [KCNJ18] and [CACNA1S] but not to [SCN4A].") == [
+        ("TPP", "KCNJ18", "associated_with", False, False),
+        ("TPP", "CACNA1S", "associated_with", False, False),
+        ("TPP", "SCN4A", "associated_with", False, True),
+    ]
+    assert read("[APP] mutations cause not only [AD] but also [CAA].") == [
+        ("APP", "AD", "associated_with", False, False),
+        ("APP", "CAA", "associated_with", False, False),
+    ]
