@@ -2,10 +2,12 @@
 
 A report is split into units — paragraphs, bullet items, table rows (header and separator
 rows skipped), never headings or code blocks — and each unit into sentences. A sentence ends at
-``.``, ``!`` or ``?`` followed by whitespace and an upper-case letter, digit, quote or bracket,
-unless the word before the full stop is a known abbreviation ("e.g.", "et al.", "Fig.", …) or
-an initial ("J. Smith"). Dots inside tokens ("Nkx2.1", "p.R1441G", "3.5") never split. Every
-claim keeps its character span in the report, so annotations can point back at the text.
+``.``, ``!`` or ``?`` followed by whitespace and an upper-case or Greek letter, digit, quote,
+bracket or emphasis mark, unless the word before the full stop is a known abbreviation ("e.g.",
+"et al.", "Fig.", …) or an initial ("J. Smith"; not before a symbol: "HSAN V. GDNF"). Emphasis
+marks around a whole sentence are not part of it. Dots inside tokens ("Nkx2.1", "p.R1441G",
+"3.5") never split. Every claim keeps its character span in the report, so annotations can
+point back at the text.
 
 Bad input gets a clear error: an empty report, binary data (NUL bytes or mostly unprintable
 characters) and reports longer than ``max_chars`` are refused before any work.
@@ -77,7 +79,11 @@ _LABEL_WORD = re.compile(
 )
 #: Starts only at the first of a run of ``.!?`` (else each dot of "....." would rescan the
 #: run: quadratic), and never gives back what it matched.
-_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++[\"'(\[]?[A-Z0-9])")
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++[\"'(\[*_]?[A-Z0-9α-ωΑ-Ω])")
+#: A symbol in capitals after an initial's full stop starts a new sentence ("HSAN V. GDNF").
+_SYMBOL_NEXT = re.compile(r"\s+[A-Z][A-Z0-9]+\b")
+#: Emphasis around a whole sentence ("*Further reading: …*") is not part of it.
+_EMPHASIS = "*_"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,10 +206,11 @@ def _sentences(report: str, start: int, end: int) -> list[Claim]:
     for piece_start, piece_end in pieces:
         raw = unit[piece_start:piece_end]
         text = " ".join(raw.replace("|", " ").split()) if is_row else " ".join(raw.split())
+        leading = len(raw) - len(raw.lstrip().lstrip(_EMPHASIS).lstrip())
+        trailing = len(raw) - len(raw.rstrip().rstrip(_EMPHASIS).rstrip())
+        text = text.strip(_EMPHASIS).strip()
         if not any(c.isalnum() for c in text):
             continue
-        leading = len(raw) - len(raw.lstrip())
-        trailing = len(raw) - len(raw.rstrip())
         claims.append(Claim(text, start + piece_start + leading, start + piece_end - trailing))
     return claims
 
@@ -227,5 +234,7 @@ def _is_abbreviation(unit: str, stop: int) -> bool:
     # "MSA-C."
     if word.start() > 0 and unit[word.start() - 1] in "-–/":
         return False
+    if _SYMBOL_NEXT.match(unit, stop + 1):
+        return False  # "… HSAN V. GDNF binds …": a symbol, not a name, follows
     before = unit[max(0, word.start() - 12) : word.start()].rstrip()
     return not before.endswith(",") and _LABEL_WORD.search(before) is None

@@ -38,6 +38,22 @@ def test_sentences_survive_abbreviations_initials_and_dotted_symbols() -> None:
     ]
 
 
+def test_greek_starts_symbols_after_roman_numerals_and_emphasis() -> None:
+    report = (
+        "It regulates exocytosis. γ-Secretase cleaves APP. NGF mutations cause HSAN V. "
+        "GDNF binds GFRα1.\n\n*Further reading: the course page.*\n"
+    )
+    assert texts(report) == [
+        "It regulates exocytosis.",
+        "γ-Secretase cleaves APP.",  # a sentence may start with a Greek letter
+        "NGF mutations cause HSAN V.",  # a symbol after "V." starts a sentence
+        "GDNF binds GFRα1.",
+        "Further reading: the course page.",  # emphasis around the line is no part of it
+    ]
+    [claim] = extract_claims("*Further reading: the course page.*")
+    assert (claim.start, claim.end) == (1, 34)
+
+
 def test_markdown_units_bullets_tables_headings_and_code() -> None:
     report = """# Findings
 
