@@ -144,6 +144,25 @@ _RELATION_NOUNS = frozenset(
      "causes", "part", "variant", "variants", "feature", "features", "sign", "signs"}
 )  # fmt: skip
 _RELATION_OF = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_NOUNS)) + r")\s+of\b", re.I)
+#: Head nouns of clinical findings (:func:`_findings`).
+_FINDING_HEADS = frozenset(
+    {"disturbance", "disturbances", "symptoms", "signs", "deficit", "deficits", "impairment",
+     "impairments", "delay", "decline", "dysfunction", "abnormality", "abnormalities",
+     "difficulty", "difficulties"}
+)  # fmt: skip
+#: A word describing a finding: lower case, four letters or more, not a verb's "-s" form
+#: ("precedes motor signs": only "motor" describes them).
+_DESCRIBING = re.compile(r"[a-z][a-z-]{2,}(?:[^s]|ous|ss|is)")
+#: Words that say which or how many, not what kind of finding.
+_NOT_DESCRIBING = frozenset(
+    {"clinical", "other", "these", "those", "such", "similar", "typical", "prominent",
+     "common", "additional", "associated", "many", "several", "various", "first", "initial",
+     "main", "early", "late", "some", "more", "most", "their", "with", "from", "that", "this",
+     "into", "over", "mild", "severe", "major", "minor", "overt", "subtle", "clear",
+     "certain", "further", "related", "specific", "general", "progressive", "presenting",
+     "cardinal", "core", "classic", "classical", "characteristic", "accompanying", "without",
+     "having", "showed", "show", "shows", "were", "have", "been", "also", "only", "both"}
+)  # fmt: skip
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6
 
@@ -209,7 +228,10 @@ class EntityExtractor:
             ]
             taken.add_sorted([(m.start, m.end) for m in named])
             found.extend(named)
-        found.extend(self._outside(text, taken))
+        outside = self._outside(text, taken)
+        taken.add_sorted([(m.start, m.end) for m in outside])
+        found.extend(outside)
+        found.extend(_findings(text, taken))
         found.sort(key=lambda mention: mention.start)
         return found
 
@@ -643,6 +665,37 @@ def _inside(mention: EntityMention, outer: EntityMention) -> bool:
         and mention.end <= outer.end
         and (outer.end - outer.start > mention.end - mention.start)
     )
+
+
+def _findings(text: str, taken: Spans) -> list[EntityMention]:
+    """Clinical findings no vocabulary names, on text no mention holds: one or two describing
+    words before a finding's head noun ("speech disturbance", "psychiatric symptoms"). The
+    KG lacks them, so a claim about one is unverifiable."""
+    tokens = list(_TOKEN.finditer(text))
+    found: list[EntityMention] = []
+    for position, token in enumerate(tokens):
+        if token.group(0) not in _FINDING_HEADS:
+            continue
+        first = position
+        while (
+            first > 0
+            and position - first < 2
+            and _DESCRIBING.fullmatch(tokens[first - 1].group(0))
+            and tokens[first - 1].group(0) not in _NOT_DESCRIBING
+            and text[tokens[first - 1].end() : tokens[first].start()] == " "
+        ):
+            first -= 1
+        start, end = tokens[first].start(), token.end()
+        if first == position or taken.overlaps(start, end):
+            continue
+        phrase = text[start:end]
+        found.append(
+            EntityMention(
+                text=phrase, start=start, end=end, id=f"phenotype:{phrase.casefold()}",
+                kind="vocabulary", in_kg=False,
+            )
+        )  # fmt: skip
+    return found
 
 
 def _later_cell(text: str, start: int, end: int) -> bool:

@@ -249,3 +249,16 @@ def test_an_inheritance_column_and_initials_are_no_entities(extractor: EntityExt
     assert ids(extractor, "Journal club: SB will present the new paper on STAC3.") == {
         "STAC3": "NCBIGene:246329"
     }
+
+
+def test_clinical_findings_no_vocabulary_names_are_outside_the_kg(
+    extractor: EntityExtractor,
+) -> None:
+    # a finding's head noun with the words describing it; words that only say which or how
+    # many ("clinical signs") describe nothing, and a verb ("precedes") is no description
+    text = "It begins with speech disturbance and psychiatric symptoms; clinical signs vary."
+    outside = {m.text for m in extractor.extract(text) if not m.in_kg}
+    assert outside == {"speech disturbance", "psychiatric symptoms"}
+    assert {m.text for m in extractor.extract("It precedes motor signs.") if not m.in_kg} == {
+        "motor signs"
+    }
