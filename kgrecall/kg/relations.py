@@ -262,9 +262,10 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
     (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,2}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
-     r"|\b(?:is|are|was|were|(?:has|have|had)\s+(?:also\s+)?been)\s+(?:[a-z]+ly\s+|also\s+)?"
+     r"|\b(?:is|are|was|were|(?:has|have|had)\s+(?:also\s+)?been)\s+"
+     r"(?:(?:[a-z]+ly|also|well|often)\s+){0,2}"
      r"(?:seen|observed|found|reported|described|documented)\s+in\b"
-     r"|\boccurs?\s+in\b"
+     r"|\b(?:occurs?|emerges?|emerged|appears?|appeared|arises?|arose)\s+in\b"
      r"|\bpart of the\b(?=[^.;]{1,80}?\b(?:phenotypes?|spectrum|clinical picture)\b)",
      frozenset({"has_phenotype"}), True),
     # "X has Y among its manifestations" (names masked as X…: the wording needs its object)

@@ -302,6 +302,9 @@ def test_a_new_clause_may_open_with_a_longer_subject() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        ("[Parkinsonism] is also well described in [SCA3].",
+         ("Parkinsonism", "SCA3", "has_phenotype", True, False)),
+        ("[Chorea] can emerge in [SCA17].", ("Chorea", "SCA17", "has_phenotype", True, False)),
         ("[PINK1] recruits [parkin] to damaged mitochondria.",
          ("PINK1", "parkin", "interacts_with", False, False)),
         ("[Spastin] sits underneath [microtubule severing], not the reverse.",
