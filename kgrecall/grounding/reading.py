@@ -63,7 +63,8 @@ class Assertion:
 
 NEGATION = re.compile(
     r"\b(not(?!\s+only\b)|no|never|none|neither|nor|cannot|fails? to|failed to|lack of|lacks?|"
-    r"lacking|absence of|absent|without|(?:is|are|was|were|does|do|did|has|have)n't)\b",
+    r"lacking|absence of|absent|(?<!with or )without|"
+    r"(?:is|are|was|were|does|do|did|has|have)n't)\b",
     re.IGNORECASE,
 )
 _PREDICATES = [(re.compile(p, re.IGNORECASE), r, inverse) for p, r, inverse in CLAIM_WORDINGS]

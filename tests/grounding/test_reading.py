@@ -92,6 +92,8 @@ def test_direction_of_the_wording(text: str, inverse: bool) -> None:
         ("[SNCA] is associated with [PD], although this has not been replicated.", False),
         ("[SNCA] is associated with [PD] (not in all cohorts).", False),
         ("[SNCA] causes [PD] but does not cause [ALS].", None),
+        ("[SCA2] presents with [ataxia], with or without tremor.", False),
+        ("[SCA2] presents without [ataxia].", True),
     ],
 )
 def test_negation_is_scoped_to_the_clause_of_the_pair(text: str, negated: bool | None) -> None:
