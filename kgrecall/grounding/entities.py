@@ -138,11 +138,12 @@ _WORD_JOIN = re.compile(r"[ \t]*[,\-–—]?[ \t]*")
 _LIST_GOES_ON = re.compile(r"\w,\s*$")
 _AND_OR = re.compile(r"\s(?:and|or)\s")
 #: Nouns before "of" that relate a name to what precedes them ("a form of dystonia"): a name
-#: is not widened back across them.
+#: is not widened back across them ("the parkinsonian variant of MSA" is one name).
 _RELATION_NOUNS = frozenset(
     {"form", "forms", "type", "types", "subtype", "subtypes", "kind", "kinds", "cause",
-     "causes", "part", "variant", "variants", "feature", "features", "sign", "signs"}
+     "causes", "part", "feature", "features", "sign", "signs"}
 )  # fmt: skip
+_INDEFINITE = re.compile(r"\ban?\s+$", re.IGNORECASE)
 _RELATION_OF = re.compile(r"\b(?:" + "|".join(sorted(_RELATION_NOUNS)) + r")\s+of\b", re.I)
 #: Head nouns of clinical findings (:func:`_findings`).
 _FINDING_HEADS = frozenset(
@@ -444,9 +445,13 @@ class EntityExtractor:
                 and _AND_OR.search(phrase)
             ):
                 continue  # "dementia, myoclonus and ataxia": the end of a list, not one name
-            if width > 2 and _RELATION_OF.search(phrase):
-                # "a task-specific form of focal dystonia" relates two names, unless one
-                # name says so word for word
+            if (
+                width > 2
+                and _RELATION_OF.search(phrase)
+                and _INDEFINITE.search(text, max(0, start - 4), start)
+            ):
+                # "is a task-specific form of focal dystonia" relates two names, unless one
+                # name says so word for word ("the parkinsonian variant of MSA" names one)
                 found = [e for e in found if e.match == "name"]
             if not found:
                 continue

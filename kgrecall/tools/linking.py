@@ -32,6 +32,7 @@ also found by the names of the genes that encode them (an ``encodes`` edge), so
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import weakref
@@ -97,6 +98,11 @@ GENE_QUALIFIED = re.compile(
     r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
+#: "FTD/ALS7", "FTD-ALS 7", "FTDALS6": two abbreviations (or one run of capitals) and a number.
+_COMPOUND = re.compile(r"([A-Z]{2,10})(?:[/-]([A-Z]{2,5}))?[- ]?(\d{1,2})")
+_COMPOUND_JOINERS = ("and/or", "and", "with")
+#: Long forms tried per abbreviation of a compound.
+_MAX_LONG_FORMS = 6
 _NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$")
 _EPONYM = re.compile(r"^(?P<name>(?:[\w-]+\s+){0,3}[A-Z][\w-]+)['’]s?$")
 #: An eponym and its noun: "Perry disease", "Kufor-Rakeb syndrome", "Mohr-Tranebjaerg disease".
@@ -297,7 +303,50 @@ class EntityIndex:
             or self._gene_qualified(mention, node_types)
             or self._expanded(mention, node_types)
             or self._slashed(mention, node_types)
+            or self._compound(mention, node_types)
         )
+
+    def _compound(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "FTD/ALS7", "FTDALS6": two abbreviations and a number → the numbered member named
+        by their long forms joined ("Frontotemporal dementia and/or amyotrophic lateral
+        sclerosis 7"), at the acronym tier's score."""
+        match = _COMPOUND.fullmatch(mention.strip())
+        if match is None:
+            return []
+        first, second, number = match.groups()
+        cuts = (
+            [(first, second)]
+            if second
+            else [(first[:i], first[i:]) for i in range(2, len(first) - 1)]
+        )
+        for left, right in cuts:
+            lefts, rights = self._long_forms(left), self._long_forms(right)
+            for long_left, long_right in itertools.product(lefts, rights):
+                for joiner in _COMPOUND_JOINERS:
+                    form = f"{long_left} {joiner} {long_right} {number}"
+                    found = [
+                        replace(e, score=_TIER_SCORE["acronym"], exact=False, match="acronym")
+                        for e in self._tiered(form, node_types)
+                        if e.match in _NUMBERED_TIERS
+                    ]
+                    if found:
+                        return found
+        return []
+
+    def _long_forms(self, short: str) -> list[str]:
+        """The long forms an abbreviation of a clinical entity or GO term spells, by name
+        ("FTD" → "frontotemporal dementia"); none for one of many things."""
+        meant = [e for e in self._tiered(short, _EXPANDABLE_TYPES) if e.match != "id"]
+        if not meant or len(meant) > _MAX_MEANT:
+            return []
+        return sorted(
+            {
+                name
+                for entity in meant
+                for name in self._names[self._position[entity.id]]
+                if len(name.split()) > 1 and _abbreviates(short, name)
+            }
+        )[:_MAX_LONG_FORMS]
 
     def _slashed(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "TLS/FUS": two names of one entity joined by a slash → that entity (each part

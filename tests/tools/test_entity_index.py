@@ -176,6 +176,24 @@ def test_shared_index_is_built_once_per_store_version() -> None:
     assert rebuilt is not first and best(rebuilt, "NEWG1") == ("G:NEW", "name")
 
 
+def test_two_acronyms_and_a_number_name_the_member_their_long_forms_name() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:FTD", "disease", "frontotemporal dementia", synonyms=("FTD",)),
+            Node("D:ALS", "disease", "amyotrophic lateral sclerosis", synonyms=("ALS",)),
+            Node(
+                "D:FA7", "disease", "Frontotemporal dementia and/or amyotrophic lateral sclerosis 7"
+            ),
+        ]
+    )
+    index = EntityIndex(store)
+    # written with a slash, a dash, or run together: the long forms joined name member 7
+    for written in ("FTD/ALS7", "FTD-ALS 7", "FTDALS7"):
+        assert [(e.id, e.match) for e in index.lookup(written)] == [("D:FA7", "acronym")]
+    assert index.lookup("FTD/ALS8") == [] and index.lookup("FTD/XYZ7") == []
+
+
 def test_an_acronym_with_a_number_names_the_member_of_its_family() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
