@@ -214,7 +214,10 @@ def read_assertions(
             # the voice is read between the predicate's own subject side and its object
             before = bisect_left(starts, start) - 1
             since = max(clause.start, spans[before][1] if before >= 0 else 0)
-            passive = _PASSIVE_BY.search(text, since, spans[objects[0]][0])
+            # a wording with its own "by" ("characterised by") is active: it names the tail
+            passive = not text[start:end].lower().endswith("by") and _PASSIVE_BY.search(
+                text, since, spans[objects[0]][0]
+            )
             if len(subjects) == len(objects) > 1 and _RESPECTIVELY.match(
                 text, spans[objects[-1]][1], clause.end
             ):  # "ATG5 and ATG7 cause SCAR25 and SCAR31 respectively": one each

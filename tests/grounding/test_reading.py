@@ -76,6 +76,7 @@ def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
         ("[Reduced reflexes] is the narrower term, sitting beneath [hyporeflexia].", False),
         ("[Hyporeflexia] is the parent term of [reduced reflexes].", True),  # the parent first
         ("[Dystonia] is broader than [focal dystonia].", True),
+        ("[SCA2] is characterised by [slow saccades].", False),  # its own "by": not passive
     ],
 )
 def test_direction_of_the_wording(text: str, inverse: bool) -> None:
