@@ -77,7 +77,7 @@ _PASSIVE_BY = re.compile(
 #: Where a new clause starts: the boundary itself is not part of either clause.
 _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|\((?=[^)]*\))|\)"
-    r"|,?\s+\b(?:but(?!\s+(?:not|also)\b)|whereas|although|though|while|however|yet|so|because|"
+    r"|,?\s+\b(?:but(?!\s+(?:not|also)\b)|whereas|although|though|while|however(?!\s*,)|yet|so|because|"
     r"since)\b"
     r"|,\s+(?:and|or)\s+(?=(?:X+(?:\s*,\s*|\s+(?:and|or)\s+))*(?:[\w'’-]+\s+){0,3}\w+\s+"
     r"(?:is|are|was|were|may|might|can|could|has|have|had|"

@@ -94,6 +94,7 @@ def test_direction_of_the_wording(text: str, inverse: bool) -> None:
         ("[SNCA] is associated with [PD] (not in all cohorts).", False),
         ("[SNCA] causes [PD] but does not cause [ALS].", None),
         ("[SCA2] presents with [ataxia], with or without tremor.", False),
+        ("[GRN] does not, however, bind [EGFR].", True),  # an interjection cuts no clause
         ("[SCA2] presents without [ataxia].", True),
     ],
 )
