@@ -132,10 +132,15 @@ WIDEN_AFTER = 6
 _WIDENED_TYPES = frozenset({"disease", "phenotype", "go_term"})
 #: Words a widened name neither starts nor ends with.
 _NOT_NAME_EDGES = FILLERS | {"and", "or"}
+#: Words that relate a name to what precedes it, never start one ("linked to CMT2A1").
+_NOT_NAME_STARTS = frozenset(
+    {"linked", "associated", "caused", "related", "implicated", "called", "termed", "named",
+     "known", "including", "like", "unlike", "than", "as", "is", "are", "was", "were"}
+)  # fmt: skip
 #: What may stand between the words of a widened name: spaces, a comma, dashes.
 _WORD_JOIN = re.compile(r"[ \t]*[,\-–—]?[ \t]*")
-#: Text ending with a list item and its comma: "…dementia, ".
-_LIST_GOES_ON = re.compile(r"\w,\s*$")
+#: Between a list item and the next: "dementia, myoclonus".
+_LIST_COMMA = re.compile(r",[ \t]*")
 _AND_OR = re.compile(r"\s(?:and|or)\s")
 #: Nouns before "of" that relate a name to what precedes them ("a form of dystonia"): a name
 #: is not widened back across them ("the parkinsonian variant of MSA" is one name).
@@ -379,7 +384,13 @@ class EntityExtractor:
         position = 0
         while position < len(tokens):
             check_deadline()
-            match = self._longest(text, tokens, position, taken, index, defined, sentences)
+            # the words right after a mention and its comma go on a list ("dementia, …")
+            listed = (
+                bool(mentions)
+                and _LIST_COMMA.fullmatch(text, mentions[-1].end, tokens[position].start())
+                is not None
+            )
+            match = self._longest(text, tokens, position, taken, index, defined, sentences, listed)
             if match is None:
                 position += 1
                 continue
@@ -409,6 +420,7 @@ class EntityExtractor:
         index: EntityIndex,
         defined: dict[str, str | None],
         sentences: _Sentences,
+        listed: bool = False,
     ) -> tuple[int, str, tuple[str, ...]] | None:
         """The widest run of words from ``position`` that names an entity (no fuzzy search:
         a mention is a name, a synonym or one of their written variants), its id, and the
@@ -439,11 +451,7 @@ class EntityExtractor:
                 found = [e for e in found if e.match != "acronym"]
             if "," in phrase:  # a list ("myoclonus, dystonia") is not a name without comma
                 found = [e for e in found if self._comma_name(phrase, e.id)]
-            if (
-                width > 2
-                and _LIST_GOES_ON.search(text, max(0, start - 8), start)
-                and _AND_OR.search(phrase)
-            ):
+            if listed and width > 2 and "," not in phrase and _AND_OR.search(phrase):
                 continue  # "dementia, myoclonus and ataxia": the end of a list, not one name
             if (
                 width > 2
@@ -582,7 +590,12 @@ class EntityExtractor:
         for a, b in spans:
             start, end = tokens[a].start(), tokens[b].end()
             edges = {tokens[a].group(0).casefold(), tokens[b].group(0).casefold()}
-            if (a, b) == (first, last) or edges & _NOT_NAME_EDGES or not whole(start, end):
+            if (
+                (a, b) == (first, last)
+                or edges & _NOT_NAME_EDGES
+                or tokens[a].group(0).casefold() in _NOT_NAME_STARTS
+                or not whole(start, end)
+            ):
                 continue
             words = [t.group(0) for t in tokens[a : b + 1]]
             added = [t.group(0) for t in (*tokens[a:first], *tokens[last + 1 : b + 1])]

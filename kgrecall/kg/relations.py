@@ -290,6 +290,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"classed as|classified (?:as|under)|child(?:ren)? (?:terms? )?of|"
      r"falls? (?:under|into|within)|belongs? to|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),
+    # any other passive with its agent ("is driven by Y") relates the two, naming no relation
+    (r"\b(?:is|are|was|were)\s+(?:\w+ly\s+)?\w+(?:ed|en)\s+by\b", frozenset(), True),
 )  # fmt: skip
 
 

@@ -87,9 +87,19 @@ def test_names_as_people_write_them(extractor: EntityExtractor) -> None:
 
 
 def test_a_list_does_not_end_in_a_name_holding_and(extractor: EntityExtractor) -> None:
-    # "myoclonus and ataxia" is a synonym of a disease, but after "dementia, " it ends a list
+    # "myoclonus and ataxia" is a synonym of a disease, but after "dementia, " it ends a list;
+    # after "Notably, " (no mention) it is that name
     found = ids(extractor, "It presents with dementia, myoclonus and ataxia.")
     assert set(found) == {"dementia", "myoclonus", "ataxia"}
+    assert set(ids(extractor, "Notably, myoclonus and ataxia was reported.")) == {
+        "myoclonus and ataxia"
+    }
+
+
+def test_a_widened_name_starts_with_no_word_relating_it(extractor: EntityExtractor) -> None:
+    # "linked" and "to" are words of some names, but "linked to" relates the name after it
+    found = ids(extractor, "NPC2 has been linked to Charcot-Marie-Tooth disease, axonal, type 2A1.")
+    assert set(found) == {"NPC2", "Charcot-Marie-Tooth disease, axonal, type 2A1"}
 
 
 def test_a_form_of_a_name_is_two_mentions(extractor: EntityExtractor) -> None:

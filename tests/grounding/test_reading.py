@@ -309,6 +309,7 @@ def test_a_new_clause_may_open_with_a_longer_subject() -> None:
         ("[Parkinsonism] is also well described in [SCA3].",
          ("Parkinsonism", "SCA3", "has_phenotype", True, False)),
         ("[Chorea] can emerge in [SCA17].", ("Chorea", "SCA17", "has_phenotype", True, False)),
+        ("[Fission] is driven by [DRP1].", ("Fission", "DRP1", "", True, False)),
         ("[PINK1] recruits [parkin] to damaged mitochondria.",
          ("PINK1", "parkin", "interacts_with", False, False)),
         ("[Spastin] sits underneath [microtubule severing], not the reverse.",
