@@ -320,33 +320,44 @@ class EntityIndex:
             else [(first[:i], first[i:]) for i in range(2, len(first) - 1)]
         )
         for left, right in cuts:
-            lefts, rights = self._long_forms(left), self._long_forms(right)
+            lefts = self._long_forms(left)[:_MAX_LONG_FORMS]
+            rights = self._long_forms(right)[:_MAX_LONG_FORMS]
             for long_left, long_right in itertools.product(lefts, rights):
                 for joiner in _COMPOUND_JOINERS:
                     form = f"{long_left} {joiner} {long_right} {number}"
-                    found = [
-                        replace(e, score=_TIER_SCORE["acronym"], exact=False, match="acronym")
-                        for e in self._tiered(form, node_types)
-                        if e.match in _NUMBERED_TIERS
-                    ]
+                    found = self._as_acronym(form, node_types, _NUMBERED_TIERS)
                     if found:
                         return found
         return []
 
     def _long_forms(self, short: str) -> list[str]:
         """The long forms an abbreviation of a clinical entity or GO term spells, by name
-        ("FTD" → "frontotemporal dementia"); none for one of many things."""
+        ("FTD" → "frontotemporal dementia"; a name and its head before a comma, "Parkinson
+        disease, late-onset" also giving "Parkinson disease"), sorted; none when it names
+        more than ``_MAX_MEANT`` entities (an abbreviation of many things says nothing)."""
         meant = [e for e in self._tiered(short, _EXPANDABLE_TYPES) if e.match != "id"]
-        if not meant or len(meant) > _MAX_MEANT:
+        if len(meant) > _MAX_MEANT:
             return []
         return sorted(
             {
-                name
+                form
                 for entity in meant
                 for name in self._names[self._position[entity.id]]
-                if len(name.split()) > 1 and _abbreviates(short, name)
+                for form in dict.fromkeys((name, name.split(",")[0].strip()))
+                if len(form.split()) > 1 and _abbreviates(short, form)
             }
-        )[:_MAX_LONG_FORMS]
+        )
+
+    def _as_acronym(
+        self, form: str, node_types: Collection[str] | None, tiers: AbstractSet[str]
+    ) -> list[LinkedEntity]:
+        """Entities a long form written out names in one of ``tiers``, at the acronym tier's
+        score (the mention only abbreviated it)."""
+        return [
+            replace(e, score=_TIER_SCORE["acronym"], exact=False, match="acronym")
+            for e in self._tiered(form, node_types)
+            if e.match in tiers
+        ]
 
     def _slashed(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "TLS/FUS": two names of one entity joined by a slash → that entity (each part
@@ -373,25 +384,9 @@ class EntityIndex:
         for index, word in enumerate(words):
             if not (word.isalpha() and word.isupper() and 2 <= len(word) <= 6):
                 continue
-            meant = [e for e in self._tiered(word, _EXPANDABLE_TYPES) if e.match != "id"]
-            # a name and its head before a comma: "Parkinson disease, late-onset" also
-            # gives "Parkinson disease"
-            long_forms = {
-                form
-                for entity in meant
-                for name in self._names[self._position[entity.id]]
-                for form in dict.fromkeys((name, name.split(",")[0].strip()))
-                if len(form.split()) > 1 and _abbreviates(word, form)
-            }
-            if not meant or len(meant) > _MAX_MEANT:
-                continue  # an abbreviation of many different things says nothing
-            for name in sorted(long_forms):
+            for name in self._long_forms(word):
                 form = " ".join([*words[:index], name, *words[index + 1 :]])
-                found = [
-                    replace(e, score=_TIER_SCORE["acronym"], exact=False, match="acronym")
-                    for e in self._tiered(form, node_types)
-                    if e.match in _EXPANDED_TIERS
-                ]
+                found = self._as_acronym(form, node_types, _EXPANDED_TIERS)
                 if found:
                     return found
         return []
