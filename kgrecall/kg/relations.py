@@ -260,7 +260,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"(?:a )?complex(?:es)? with)", frozenset({"interacts_with"}), False),
     (r"\bexpress\w*", frozenset({"expressed_in"}), False),
     # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
-    (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,2}"
+    (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,3}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
      r"|\b(?:is|are|was|were|(?:has|have|had)\s+(?:also\s+)?been)\s+"
      r"(?:(?:[a-z]+ly|also|well|often)\s+){0,2}"
@@ -268,20 +268,30 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"|\b(?:occurs?|emerges?|emerged|appears?|appeared|arises?|arose)\s+in\b"
      r"|\bpart of the\b(?=[^.;]{1,80}?\b(?:phenotypes?|spectrum|clinical picture)\b)",
      frozenset({"has_phenotype"}), True),
-    # "X has Y among its manifestations" (names masked as X…: the wording needs its object)
+    # "X has Y among its manifestations", "… as one of its features" (names masked as X…:
+    # the wording needs its object)
     (r"\b(?:has|have|had|includes?|including)\b(?=\s+X+(?:\s*,\s*X+|\s+(?:and|or)\s+X+)*\s+"
-     r"among\s+(?:its|their|the)\s+(?:\w+\s+)?(?:features|manifestations|symptoms|signs))",
+     r"(?:among|as(?:\s+one\s+of)?)\s+(?:its|their|the)\s+(?:\w+\s+)?(?:features?|"
+     r"manifestations?|symptoms?|signs?|phenotypes?))",
      frozenset({"has_phenotype"}), False),
     (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*|characteri[sz]ed by)",
      frozenset({"has_phenotype"}), False),
     (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"}), False),
+    # "X has Y as a part": the whole first
+    (r"\b(?:has|have|contains?|includes?)\b(?=\s+X+\s+as\s+(?:an?\s+|one\s+)?(?:parts?|"
+     r"(?:sub)?components?|steps?|sub-?process(?:es)?)\b)", frozenset({"part_of"}), True),
     (r"\b(?:part|(?:sub)?components?|constituents?) of\b", frozenset({"part_of"}), False),
     (r"\b(associat\w*|linked|cause\w*|implicated|risk|mutated in)", frozenset({"associated_with"}),
      False),
     (r"\bregulat\w*",
      frozenset({"regulates", "positively_regulates", "negatively_regulates"}), False),
     # "X is the parent (term) of Y", "X is broader than Y": the parent first
-    (r"\b(?:parent|broader|more general)\s+(?:terms?\s+|class\s+)?(?:of|than)\b",
+    (r"\b(?:parent|broader|more general|superclass|ancestor)\s+(?:terms?\s+|class\s+)?"
+     r"(?:of|than)\b"
+     # "X includes Y among its subtypes"
+     r"|\b(?:includes?|including|has|have|encompass\w*|comprises?)\b(?=\s+X+(?:\s*,\s*X+|"
+     r"\s+(?:and|or)\s+X+)*\s+(?:as|among)\s+(?:its|their|one of its)\s+(?:sub-?types?|"
+     r"subclass(?:es)?|children|forms?|members?|kinds?)\b)",
      frozenset({"subclass_of"}), True),
     (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
      r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"
