@@ -361,13 +361,16 @@ class EntityIndex:
 
     def _slashed(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "TLS/FUS": two names of one entity joined by a slash → that entity (each part
-        looked up by name; nothing when the parts name different entities, "Frizzled/LRP")."""
+        looked up by name; nothing when the parts name different entities, "Frizzled/LRP");
+        when a part names nothing, the whole without spaces and slashes as one name."""
         parts = [part.strip() for part in mention.split("/")]
         if len(parts) < 2 or not all(parts):
             return []
         found = [self._tiered(part, node_types) for part in parts]
         if not all(found):
-            return []
+            # "hnRNP A2/B1": one symbol written with a space and a slash (HNRNPA2B1)
+            joined = "".join(mention.split()).replace("/", "")
+            return [e for e in self._tiered(joined, node_types) if e.match == "name"]
         shared = set.intersection(*({e.id for e in part} for part in found))
         return [e for e in found[0] if e.id in shared]
 

@@ -308,6 +308,10 @@ def test_two_names_of_one_entity_joined_by_a_slash() -> None:
     index = EntityIndex(names_store())
     assert best(index, "PARK4/NACP", node_types={"gene"}) == ("G:SNCA", "name")
     assert index.lookup("SNCA/SET") == []  # two entities: no link
+    # a symbol written with a space and a slash: "hnRNP A2/B1" is HNRNPA2B1
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes([Node("G:H", "gene", "HNRNPA2B1")])
+    assert [(e.id, e.match) for e in EntityIndex(store).lookup("hnRNP A2/B1")] == [("G:H", "name")]
 
 
 def test_go_neurotransmitter_secretion_is_found_as_biologists_write_it() -> None:
