@@ -271,7 +271,7 @@ def markdown(figures: dict[str, Any], show: int) -> str:
         "| target | figure | |",
         "|---|---|---|",
         f"| exact-set match ≥ {EXACT_TARGET} on answerable questions | "
-        f"{figures['exact_set']:.3f} (up to records {figures['up_to_records']:.3f}) | "
+        f"{figures['exact_set']:.4f} (up to records {figures['up_to_records']:.3f}) | "
         f"{met[figures['exact_set'] >= EXACT_TARGET]} |",
         f"| 0 confident plans on negated / out-of-scope questions | {confident} of "
         f"{unanswerable.get('n', 0)} | {met[confident == 0]} |",

@@ -43,7 +43,7 @@ from typing import Literal
 
 from kgrecall.kg.relations import RELATIONS, Hint
 from kgrecall.tools import EntityIndex, LinkedEntity
-from kgrecall.tools.names import common_words
+from kgrecall.tools.names import abbreviates, common_words
 
 __all__ = [
     "MAX_NAME_WORDS",
@@ -97,11 +97,18 @@ _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
                 r"(?:broader|more general) (?:terms?|classes|categories))\b", re.I),
      "subclass_of", "forward", 1),
 ]  # fmt: skip
+#: A hierarchy relation said as a noun: "subtypes (of)", "parent terms (of)", "children".
+_HIERARCHY_NOUN = re.compile(
+    r"(?:(?:direct|immediate)\s+)?(?:sub ?types?|subclass(?:es)?|child(?:ren)?|descendants?|"
+    r"(?:great-)*grand(?:parents?|children)|parents?|superclass(?:es)?|ancestors?|broader|"
+    r"narrower)\b",
+    re.IGNORECASE,
+)
 #: Joints that say "related to" without naming the relation: the KG's one relation between
 #: the answer type and the argument's type is meant.
 _JOINTS = re.compile(
     r"(?:shared (?:by|between|with)|in common (?:to|with|between)|common to|share[sd]?|of|for|"
-    r"with|in|to)(?![\w-])"
+    r"with|in|to|links|linking|connects|connecting|bridges|bridging)(?![\w-])"
 )
 #: Question phrases of the registry, as (pattern, relation, hint); a phrase ends on a word's
 #: end ("causes?" does not stop inside "caused by").
@@ -151,8 +158,9 @@ _CLIMB = re.compile(
     r"^(?:go(?:ing)?|walk(?:ing)?|mov(?:e|ing)|climb(?:ing)?|step(?:ping)?)\s+"
     r"(?:(?P<way1>up|down)\s+)?(?P<n>\w+)\s+(?P<unit>(?:part[_ ]of\s+)?(?:levels?|steps?))\s+"
     r"(?:(?P<way2>up|down)\s+)?(?:(?:the\s+)?[\w-]+\s+(?:hierarchy|tree|ontology)\s+)?"
-    r"from\s+(?P<x>.+?)(?:\s+in\s+(?:GO|HPO|the\s+\w+))?\s*[,:;]\s*"
-    r"(?P<wh>which|what)\s+(?P<t>[\w-]+)\s+(?:do|would|will|does|can)\s+(?:you|one|I|we)\s+"
+    r"from\s+(?P<x>.+?)(?:\s+in\s+(?:GO|HPO|the\s+\w+))?\s*(?:[,:;]|\s[-–—])\s*"
+    r"(?P<wh>which|what)\s+(?P<t>[\w-]+(?:\s+[\w-]+)?)\s+(?:do|would|will|does|can)\s+"
+    r"(?:you|one|I|we)\s+"
     r"(?:reach|land on|get to|arrive at|end up (?:at|on|with)|hit|come to)$",
     re.IGNORECASE,
 )
@@ -206,10 +214,13 @@ _THAT = r"\g<head> that "
 _TOPIC = re.compile(
     r"^(?:(?:for|regarding|concerning|as for)\s+(?P<named>[^,:;]+?),\s*"
     r"(?=(?:which|what|who|list|name|give|find|show)\b)|"
-    r"(?P<topic>[^:;–—]+?)\s*(?::|\s[-–—]\s)\s*)(?P<rest>\S.*)$",
+    r"(?P<topic>[^:;–—]+?)\s*(?::|;|\s[-–—]\s)\s*)(?P<rest>\S.*)$",
     re.IGNORECASE,
 )
-_PRONOUN = re.compile(r"\b(?:it|they|them)\b", re.IGNORECASE)
+_PRONOUN = re.compile(
+    r"\b(?:all\s+(?:two|three|four|five|of\s+them)|both\s+of\s+them|it|they|them)\b",
+    re.IGNORECASE,
+)
 #: Adjectives that only say "of the topic": "its associated genes" are the topic's genes.
 _OF_ADJECTIVES = r"(?:(?:associated|linked|related|causal|causative|corresponding)\s+)"
 _POSSESSIVE_PRONOUN = re.compile(rf"\b(?:their|its)\s+{_OF_ADJECTIVES}?(\w[\w-]*)", re.I)
@@ -268,6 +279,7 @@ _WORD_KINDS: dict[str, Kind] = {
     **dict.fromkeys(("that", "who", "whose"), "relative"),
     **dict.fromkeys(
         ("the", "a", "an", "all", "any", "known", "every", "also", "both", "either", "together",
+         "common",
          "alike", "really", "each", "those", "these", "them", "their", "its", "direct",
          "directly", "immediate", "immediately", "broader", "categories", "category", "classes",
          "groups", "terms", "term",
@@ -277,10 +289,12 @@ _WORD_KINDS: dict[str, Kind] = {
 }  # fmt: skip
 _TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
 #: Fillers that make a subject list joint: "do apoE and APP both bind".
-_TOGETHER = frozenset({"both", "together", "alike", "in common"})
+_TOGETHER = frozenset({"both", "together", "alike", "in common", "common"})
 #: Relation words that make a subject list joint: "which gene do SCA2 and ALS share".
 _JOINT_RELATIONS = ("share", "common")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
+#: An abbreviation with its gloss in brackets: "DRD (dopa-responsive dystonia)".
+_GLOSSED = re.compile(r"\b(?P<short>[A-Z][A-Za-z0-9-]{1,9})\s*\((?P<long>[^()]{4,})\)")
 #: "the broader GO term", "the parent HPO terms": the source between a hierarchy adjective
 #: and its noun says nothing the noun does not.
 _SOURCE_BETWEEN = re.compile(
@@ -314,6 +328,30 @@ _CHAT_OPENER = re.compile(
     r"^\s*(?:(?:quick\s+)?(?:q|question)|hey|hi|hello|ok(?:ay)?|so)\s*(?:[:,]|\s[-–—])\s*",
     re.IGNORECASE,
 )
+#: "what binds TrkB? ligands only pls": an answer type said after the question.
+_AFTERTHOUGHT_TYPE = re.compile(
+    rf"^(?P<wh>what|who)\s+(?P<rest>[^?]+?)\s*\?\s*(?:(?:just|only)\s+)?(?P<type>{_TYPE_WORD})"
+    r"(?:\s+only)?(?:\s*,?\s*(?:pls|please|thanks|thx|ty))?$",
+    re.IGNORECASE,
+)
+#: "What broader disease categories include X", "which groups do X fall under": the parents
+#: of X, asked with the category as the subject or X as the one that falls under it.
+_CATEGORY_OF = re.compile(
+    r"^(?P<wh>what|which)\s+(?P<kind>(?P<broad>(?:broader|parent|higher(?:-level)?|wider|more "
+    r"general)\s+)?(?:(?:disease|phenotype|GO|HPO|ontology)\s+)?(?:categor(?:y|ies)|class(?:es)?|groups?))"
+    r"\s+(?:(?:include|includes|contain|contains|encompass(?:es)?|covers?)\s+(?P<x1>.+)|"
+    r"(?:do|does|did)\s+(?P<x2>.+?)\s+(?:fall|belong|sit)\s+(?:under|into|within|to|in))$",
+    re.IGNORECASE,
+)
+
+
+def _categories_of(match: re.Match[str]) -> str:
+    """The parents asked as categories (see :data:`_CATEGORY_OF`), as "the broader … of X"."""
+    kind = match["kind"]
+    broader = "" if match["broad"] else "broader "
+    return f"{match['wh']} are the {broader}{kind} of {match['x1'] or match['x2']}"
+
+
 #: "Is X a (known) cause of Y?" asks whether X causes Y.
 _A_CAUSE_OF = re.compile(
     r"^(?:is|are)\s+(?P<x>.+?)\s+(?:an?|the)\s+(?:[a-z-]+\s+)?causes?\s+of\s+(?P<y>.+)$",
@@ -338,6 +376,9 @@ _MUTATIONS_IN = re.compile(
 )
 #: "the APP gene's product" is "the APP gene product"
 _GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
+
+#: A capitalised word (no symbol): "Huntington" of "Huntington's".
+_EPONYM_WORD = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
 
 NOUNS = ("entity", "type")
 #: Type words that after a name (or a list of names) say which record is meant: "the LRRK2
@@ -456,9 +497,20 @@ _NOUN_PHRASE_ONLY = re.compile(
 )
 
 
+def _spelt_out(match: re.Match[str]) -> str:
+    """ "DRD (dopa-responsive dystonia)": the abbreviation's gloss is the name read; any other
+    bracket is left for :data:`_PARENTHESES` to drop."""
+    short, long = match.group("short"), match.group("long").strip()
+    if len(long.split()) > 1 and abbreviates(short.replace("-", ""), long):
+        return long
+    return match.group(0)
+
+
 def _read(question: str, linker: EntityIndex) -> Reading:
-    text = _PARENTHESES.sub("", re.sub(r"(?<=\w)\(s\)", "s", question)).replace("and/or", "or")
+    text = _GLOSSED.sub(_spelt_out, re.sub(r"(?<=\w)\(s\)", "s", question))
+    text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _CHAT_OPENER.sub("", text)
+    text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", text)
     text = _MUTATIONS_IN.sub(_unless_asked, text)
@@ -477,6 +529,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     text = _SOURCE_CONTEXT.sub("", text)
     text = _resolved(text)
     text = _procedure(text)
+    text = _CATEGORY_OF.sub(_categories_of, text)
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
     text = _WHOSE_RECORDS.sub("that have", _AS_KIND.sub("", text))
     text = _shared(text)
@@ -567,9 +620,10 @@ def _resolved(text: str) -> str:
     "PANK2 or PLA2G6 - what phenotypes do their diseases show" → "… do the diseases of PANK2
     or PLA2G6 show"."""
     match = _TOPIC.match(text)
-    if match is None:
-        return text
+    if match is None or _STEP.match(match.group("topic") or ""):
+        return text  # "take X's genes; list their diseases" is a procedure
     topic, rest = (match.group("named") or match.group("topic")).strip(), match.group("rest")
+    topic = _statement_topic(topic, rest)
     steps = _STEP_BOUNDARY.split(rest)
     if len(steps) > 1 and all(map(_STEP.match, steps)):
         # a procedure ("PMEs: take the subtypes, pull their genes, …"): the topic is what
@@ -580,9 +634,53 @@ def _resolved(text: str) -> str:
     return text if about is None else about
 
 
+#: A topic said as a statement that ends on what it is about: "torsinA is linked to a few
+#: disorders", "SNCA is associated with several diseases".
+_STATEMENT_GROUP = re.compile(
+    r"^(?P<subject>.+?)\s+(?P<verb>(?:is|are|has been|have been)\s+(?:\w+ly\s+)?"
+    r"(?:linked|associated|related|connected|implicated)\s+(?:to|with|in))\s+"
+    r"(?:(?:a few|a couple of|a number of|several|some|many|multiple|various|other|two|three|"
+    rf"four|five)\s+)?(?P<group>{_TYPE_WORD})$",
+    re.IGNORECASE,
+)
+#: "Perry syndrome shares genes with other diseases": the diseases sharing genes with it.
+_STATEMENT_SHARING = re.compile(
+    rf"^(?P<subject>.+?)\s+shares?\s+(?:an?\s+|any\s+|some\s+)?(?P<via>{_SHARED_NOUNS})\s+"
+    r"with\s+(?:(?:other|several|some|many|a few|various)\s+)?"
+    rf"(?P<group>{_TYPE_WORD})$",
+    re.IGNORECASE,
+)
+#: A topic said as a statement about its subject: "Progranulin is made from the GRN gene".
+_STATEMENT_SUBJECT = re.compile(r"^(?P<subject>.+?)\s+(?:is|are|was|were)\s+\S", re.IGNORECASE)
+#: A back reference to the topic by its type: "that protein", "those genes themselves".
+_THAT_ONE = re.compile(
+    rf"\b(?:that|this|those|these)\s+(?:{_TYPE_WORD})(?:\s+(?:itself|themselves))?\b",
+    re.IGNORECASE,
+)
+
+
+def _statement_topic(topic: str, rest: str) -> str:
+    """A topic said as a statement, as the noun phrase the rest refers back to: "torsinA is
+    linked to a few disorders — what categories do they fall under" → "the disorders that
+    torsinA is linked to"; "Progranulin is made from the GRN gene — what receptors does that
+    protein bind" → "Progranulin". Any other topic unchanged."""
+    group = _STATEMENT_GROUP.match(topic)
+    if group is not None:
+        return f"the {group['group']} that {group['subject']} {group['verb']}"
+    sharing = _STATEMENT_SHARING.match(topic)
+    if sharing is not None:
+        return f"the {sharing['group']} sharing {sharing['via']} with {sharing['subject']}"
+    subject = _STATEMENT_SUBJECT.match(topic)
+    if subject is not None and _THAT_ONE.search(rest):
+        return subject["subject"]
+    return topic
+
+
 def _about(topic: str, rest: str) -> str | None:
     """``rest`` with its reference to ``topic`` spelt out (see :func:`_resolved`); None when
     it has none."""
+    if _THAT_ONE.search(rest):
+        return _THAT_ONE.sub(lambda _: topic, rest, count=1)
     if _POSSESSIVE_PRONOUN.search(rest):
         return _POSSESSIVE_PRONOUN.sub(lambda m: f"the {m.group(1)} of {topic}", rest, count=1)
     if _PRONOUN.search(rest):
@@ -863,11 +961,11 @@ class _Tagger:
             for end in range(start + 1, min(len(self.tokens), start + MAX_NAME_WORDS) + 1):
                 if not self._free(start, end) or not self._name_like(start, end):
                     continue
-                entities = self.linker.lookup(self.span(start, end))
+                entities = self.linker.lookup(self.span(start, end), bare_eponyms=True)
                 if (
                     entities
                     and not any(e.exact for e in entities)
-                    and self._typed_end(start, end, {e.type for e in entities})
+                    and self._typed_end(start, end, entities)
                 ):
                     # "SNCA-associated diseases", "receptors for BDNF" are phrases (though
                     # their words name something); "Frontal release signs" is a name
@@ -882,12 +980,14 @@ class _Tagger:
             if self._free(tag.start, tag.end):
                 self._take(tag)
 
-    def _typed_end(self, start: int, end: int, types: set[str]) -> bool:
+    def _typed_end(self, start: int, end: int, entities: list[LinkedEntity]) -> bool:
         """Whether a span that starts or ends on a type word is a phrase, not a name: one
         that starts on it ("receptors for BDNF"), or one that ends on it where the type word
-        is not the type of what the whole span names or the other words name something on
-        their own ("SNCA-associated diseases"). "HD-like syndromes" (a disease; "HD-like"
-        names nothing) is one name."""
+        is not the type of what the whole span names or the other words name something else
+        on their own ("SNCA-associated diseases"). "HD-like syndromes" (a disease; "HD-like"
+        names nothing) and "dystonic features" (the type word adds nothing to "dystonic")
+        are one name."""
+        types = {e.type for e in entities}
 
         def typed(word: str) -> set[str]:
             return {t for p, t in TYPE_WORDS if p.fullmatch(word)}
@@ -897,16 +997,22 @@ class _Tagger:
         if typed(self.word(start)):
             return True
         kinds = typed(self.word(end - 1))
-        return bool(kinds) and (
-            not kinds & types or bool(self.linker.lookup(self.span(start, end - 1)))
-        )
+        if not kinds:
+            return False
+        if not kinds & types:
+            return True
+        alone = {e.id for e in self.linker.lookup(self.span(start, end - 1))}
+        return bool(alone) and alone != {e.id for e in entities}
 
     def _name_like(self, start: int, end: int) -> bool:
         """Whether a span could be a name: it starts and ends on a content word, or ends on
-        an eponym's possessive with no noun after it ("young-onset Parkinson's?")."""
+        an eponym's possessive with no noun after it ("young-onset Parkinson's?"), or with a
+        list going on ("Huntington's and Wilson's disease": the noun is shared)."""
         if end - start > 1 and self.word(end - 1) in ("'s", "’s"):
             after = self.word(end) if end < len(self.tokens) else ""
-            return self.word(end - 2)[:1].isupper() and not re.match(r"[\w\u0370-\u03ff]", after)
+            eponym = self.word(end - 2)
+            listed = after.lower() in ("and", "or", ",") and bool(_EPONYM_WORD.fullmatch(eponym))
+            return eponym[:1].isupper() and (listed or not re.match(r"[\w\u0370-\u03ff]", after))
         for index in (start, end - 1):
             word = self.word(index)
             if not re.match(r"[\w\u0370-\u03ff]", word) or word.lower() in _STOP:
@@ -1279,12 +1385,15 @@ class _Parser:
         joint = self.peek()
         if joint is not None and joint.kind == "relation" and joint.relation in ("", head.relation):
             self.at += 1  # the bare joint "of", or the noun's relation again ("subtypes under")
-        phrase = Phrase(clauses=[Clause(relation, self.argument())])
+        phrase = Phrase(clauses=[Clause(relation, self._each_class(relation, self.argument()))])
         self.clauses(phrase, top, first=False)
         return phrase
 
     def clauses(self, phrase: Phrase, top: bool, *, first: bool) -> None:
-        """Clauses of ``phrase`` until a tag that belongs to a phrase above it."""
+        """Clauses of ``phrase`` until a tag that belongs to a phrase above it. A nested
+        phrase whose clauses came without "that" leaves "and are …" to the phrase above
+        ("diseases of the genes of X and are also subtypes of Y": the diseases are)."""
+        relative = False
         while self.peek() is not None:
             start = self.at
             joiner = "and"
@@ -1295,7 +1404,11 @@ class _Parser:
             marked = self.kind() == "relative"
             if marked:
                 self.at += 1
-            if not (first or marked or joined or top):
+            relative = relative or marked
+            verb_after_and = joined and not marked and self.kind() == "aux"
+            if not (first or marked or joined or top) or (
+                verb_after_and and not top and not relative and phrase.clauses
+            ):
                 self.at = start
                 return
             while self.kind() == "aux" and self.kind(1) == "aux":
@@ -1325,7 +1438,7 @@ class _Parser:
             return None
         if tag.kind == "relation" and not tag.hyphen:
             self.at += 1
-            return Clause(tag, self.argument())
+            return Clause(tag, self._each_class(tag, self.argument()))
         if self._role(0):  # "(proteins that are) receptors for X": the answers' role
             joint = self.tags[self.at + 1]
             self.at += 2
@@ -1365,6 +1478,18 @@ class _Parser:
             for at in self.together  # "… have in common"
         )
         return Clause(relation, argument, subject=True, together=together)
+
+    def _each_class(self, relation: Tag, argument: Phrase) -> Phrase:
+        """ "the parents of mitophagy and pexophagy", "subtypes of A and B": a hierarchy noun
+        over an "and" list asks for each one's (a class under both is rare; "both" or "in
+        common" asks for that)."""
+        if (
+            relation.relation == "subclass_of"
+            and _HIERARCHY_NOUN.match(relation.text)
+            and not self.together
+        ):
+            argument.joiners = ["or" if j == "and" else j for j in argument.joiners]
+        return argument
 
     def _role(self, ahead: int) -> bool:
         """Whether a ligand / receptor word and a bare joint come ``ahead`` ("receptors for")."""
@@ -1560,11 +1685,13 @@ class _Parser:
 
     def _wrapper(self, entity: Tag) -> None:
         """ "the TREM2 gene", "the APOE gene product": a singular type word after a name
-        that says which of its records is meant, not a relation."""
+        that says which of its records is meant, not a relation ("Is SCN1B a gene …": the
+        article makes it what is asked)."""
         tag = self.peek()
         if (
             tag is not None
             and tag.kind == "type"
+            and (tag.start == entity.end or entity.end < 0)
             and not tag.relation
             and tag.text.lower() in ("gene", "protein", "gene product", "product")
             and any(e.type == tag.node_type for e in entity.entities)

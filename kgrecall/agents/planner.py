@@ -78,6 +78,7 @@ from kgrecall.tools import (
     validate_query,
 )
 from kgrecall.tools import anchors as query_anchors
+from kgrecall.tools.names import fold as casefold_name
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -397,9 +398,29 @@ class OfflinePlanner:
         best = fitting[0]
         candidate = AnchorLink(mention=tag.text, id=best.id, name=best.name, type=best.type,
                                score=round(best.score, 4))  # fmt: skip
+        tree = self._either_way(tree, best.id, notes)
         notes.append(f"a yes/no question: yes when {best.name} is among the answers")
         return QueryPlan.of(question, tree, answer_type, self.anchors, self.relations,
                             candidate=candidate, notes=notes, unread=reading.ignored)  # fmt: skip
+
+    def _either_way(self, tree: QueryNode, candidate: str, notes: list[str]) -> QueryNode:
+        """A yes/no question on a relation worded with no direction ("Does agrin bind MuSK",
+        "Do A and B interact"): the KG stores each pair one way, so the hop is read the way
+        that holds the candidate when only that one does (said in ``notes``)."""
+        if (
+            self.answer_hint is not None
+            or not isinstance(tree, ProjectQuery)
+            or not isinstance(tree.input, EntityQuery)
+            or not _undirected(tree.relation)
+            or candidate in execute_sets(self.store, tree)[0]
+        ):
+            return tree
+        other = tree.model_copy(update={"inverse": not tree.inverse})
+        if candidate not in execute_sets(self.store, other)[0]:
+            return tree
+        notes.append(f"{tree.relation} claims no direction: checked the other way round")
+        self.relations[-1] = self.relations[-1].model_copy(update={"inverse": other.inverse})
+        return other
 
     def _through_subtypes(self, tree: QueryNode, notes: list[str]) -> QueryNode:
         """``tree`` with each hop from a disease group that has no such edge of its own
@@ -1099,7 +1120,7 @@ class OfflinePlanner:
             core = _core_name(mention)
             if not found and core != mention:
                 found = self.linker.link(core, k=5, node_types=accepted or None, fuzzy="fallback")
-        found = _named_for_disease(found)
+        found = _disease_before_phenotype(_named_for_disease(found))
         if not found:
             types = ", ".join(sorted(accepted)) or "any"
             closest = self.linker.fuzzy(mention, k=1, node_types=accepted or None)
@@ -1145,6 +1166,18 @@ def _named_for_disease(found: list[LinkedEntity]) -> list[LinkedEntity]:
             clinical and e.type in ("gene", "protein") and e.matched.casefold() != e.name.casefold()
         )
     ]
+
+
+def _disease_before_phenotype(found: list[LinkedEntity]) -> list[LinkedEntity]:
+    """A disease first when a phenotype of the same name ties with it ("the subtypes of focal
+    dystonia", "the genes behind paroxysmal dyskinesias": MONDO's disease, whose subtypes and
+    genes a question means, not HPO's sign) — where the relation allows both."""
+    if len(found) < 2 or found[0].type != "phenotype":
+        return found
+    tied = [e for e in found if e.score == found[0].score and e.match == found[0].match]
+    same = casefold_name(found[0].name)
+    disease = [e for e in tied if e.type == "disease" and casefold_name(e.name) == same]
+    return disease[:1] + [e for e in found if e not in disease[:1]] if disease else found
 
 
 def _agreeing(tags: list[chart.Tag]) -> list[chart.Tag]:

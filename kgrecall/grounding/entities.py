@@ -239,7 +239,7 @@ class EntityExtractor:
         found.extend(outside)
         found.extend(_findings(text, taken))
         found.sort(key=lambda mention: mention.start)
-        return found
+        return [m for m in found if not _COMPARED.search(text, max(0, m.start - 40), m.start)]
 
     def _gene_and_name(self, mention: EntityMention) -> list[EntityMention]:
         """A clinical mention "ELOVL4-related SCA34" whose name after the gene names the same
@@ -782,6 +782,15 @@ def _in_context(
         by_alias = all(e.matched != e.name for e in genes)
         return (clinical if by_alias else genes)[0]
     return best
+
+
+#: What a name is compared with is not what the sentence is about: "the C9orf72 phenocopy
+#: of HD presents with chorea" says nothing about HD.
+_COMPARED = re.compile(
+    r"\b(?:phenocop(?:y|ies)|mimic(?:s|ker|kers)?|look-?alikes?)\s+of\s+(?:the\s+)?$|"
+    r"\b(?:mimicking|resembling)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def _near(text: str, position: int, word: str, window: int = 40) -> bool:

@@ -71,10 +71,12 @@ _DEFINITIONS = [
         "interacts_with",
         "physical or functional interaction (e.g. ligand–receptor)",
         verb="interacts with",
+        # "what binds MuSK", "what signals through RET": the answers are the ligands (edges
+        # point from ligand to receptor) unless the anchor's own edges say otherwise
         question_phrases=(
             (r"(?:interaction |binding )?partners of|(?:that |which )?interact(?:s|ing)? with|"
-             r"bind(?:s|ing)?(?: to)?|(?:are |is )?bound by|signal(?:s|ling)? (?:through|via)",
-             "forward"),
+             r"(?:are |is )?bound by", "forward"),
+            (r"bind(?:s|ing)?(?: to)?|signal(?:s|ling)? (?:through|via)", "inverse"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
     ),

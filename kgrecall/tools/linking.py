@@ -48,7 +48,9 @@ from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.tools.name_tables import NameTables, is_symbol
 from kgrecall.tools.names import (
     FILLERS,
+    abbreviates,
     bag_of_folded,
+    common_words,
     compact,
     fold,
     singular,
@@ -98,6 +100,35 @@ GENE_QUALIFIED = re.compile(
     r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
+#: "KCNQ2 encephalopathy", "PRRT2 dyskinesia": a symbol with a digit right before a clinical
+#: name, the gene's disease (as "KCNQ2-related" would say).
+_GENE_BEFORE_NAME = re.compile(r"^(?P<gene>[A-Z][A-Z0-9]*\d[A-Z0-9]*)\s+(?P<rest>[a-z][a-z\s-]+)$")
+#: A clinical adjective, alone or with a generic noun: "dystonic features", "myokymic twitching".
+_ADJECTIVAL = re.compile(
+    r"(?P<adjective>[a-z]{4,}(?:ic|oid))(?:\s+(?:features?|signs?|symptoms?|movements?|"
+    r"twitch(?:ing|es)?|postur(?:ing|es?)|jerks?|jerking|findings?|manifestations?|"
+    r"presentations?|phenotypes?))?"
+)
+#: Adjective endings and the noun endings they come from, tried in order: "dystonic" →
+#: "dystonia", "myoclonic" → "myoclonus", "dyskinetic" → "dyskinesia", "paretic" → "paresis",
+#: "choreic" → "chorea", "athetoid" → "athetosis", "spastic" → "spasticity", "atrophic" →
+#: "atrophy", "psychotic" → "psychosis", "epileptic" → "epilepsy".
+_ADJECTIVE_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("etic", ("esia", "esis")),
+    ("otic", ("osis",)),
+    ("eptic", ("epsy",)),
+    ("eic", ("ea",)),
+    ("oid", ("osis",)),
+    ("ic", ("ia", "us", "y", "icity")),
+)
+#: Words that join a symbol to what follows rather than naming with it.
+_JOINING = frozenset({"or", "nor", "but", "without", "is", "are", "was", "were", "as"})
+#: Words about a gene's sequence: "SCA2 mutations" name no disease.
+_MOLECULAR_WORDS = frozenset(
+    {"mutation", "mutations", "variant", "variants", "expansion", "expansions", "deletion",
+     "deletions", "duplication", "duplications", "repeat", "repeats", "carrier", "carriers",
+     "gene", "genes", "protein", "proteins", "allele", "alleles", "locus", "knockout"}
+)  # fmt: skip
 #: "FTD/ALS7", "FTD-ALS 7", "FTDALS6": two abbreviations (or one run of capitals) and a number.
 _COMPOUND = re.compile(r"([A-Z]{2,10})(?:[/-]([A-Z]{2,5}))?[- ]?(\d{1,2})")
 _COMPOUND_JOINERS = ("and/or", "and", "with")
@@ -105,6 +136,8 @@ _COMPOUND_JOINERS = ("and/or", "and", "with")
 _MAX_LONG_FORMS = 6
 _NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$")
 _EPONYM = re.compile(r"^(?P<name>(?:[\w-]+\s+){0,3}[A-Z][\w-]+)['’]s?$")
+#: One capitalised word of four letters or more, hyphenated parts capitalised ("Kufor-Rakeb").
+_BARE_EPONYM = re.compile(r"[A-Z][a-z]{3,}(?:-[A-Z][a-z]+)?")
 #: An eponym and its noun: "Perry disease", "Kufor-Rakeb syndrome", "Mohr-Tranebjaerg disease".
 _EPONYM_NOUN = re.compile(
     r"^(?P<name>[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)?)\s+(?P<noun>disease|syndrome)$"
@@ -285,13 +318,30 @@ class EntityIndex:
         return int(self._degree[self._position[entity_id]])
 
     def lookup(
-        self, mention: str, *, node_types: Collection[str] | None = None
+        self,
+        mention: str,
+        *,
+        node_types: Collection[str] | None = None,
+        bare_eponyms: bool = False,
     ) -> list[LinkedEntity]:
-        """Entities the mention names by tiers 1–5 (no fuzzy search), best first."""
+        """Entities the mention names by tiers 1–5 (no fuzzy search), best first.
+
+        ``bare_eponyms``: one capitalised word names the disease "<word> disease/syndrome"
+        ("Dravet", "Huntington") — how questions name diseases, while in prose a bare eponym
+        is as often a cell, sign or author ("Alzheimer type II astrocytes").
+
+        Of equally good records, one whose own name the mention is, abbreviates or holds comes
+        first ("PKAN": the Orphanet record named "Pantothenate kinase-associated
+        neurodegeneration" before the OMIM record that has PKAN as a synonym)."""
+        return _own_name_first(mention, self._lookup(mention, node_types, bare_eponyms))
+
+    def _lookup(
+        self, mention: str, node_types: Collection[str] | None, bare_eponyms: bool
+    ) -> list[LinkedEntity]:
         found = self._tiered(mention, node_types)
         if found:
             return found
-        for bare in _bare_forms(mention):
+        for bare in _bare_forms(mention, bare_eponyms=bare_eponyms):
             found = self._tiered(bare, node_types)
             if found:
                 return [
@@ -304,7 +354,26 @@ class EntityIndex:
             or self._expanded(mention, node_types)
             or self._slashed(mention, node_types)
             or self._compound(mention, node_types)
+            or self._adjectival(mention, node_types)
         )
+
+    def _adjectival(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "dystonic features", "myokymic twitching", "choreic": a clinical adjective (with a
+        generic noun) → the phenotype it is the adjective of ("Dystonia", "Myokymia")."""
+        match = _ADJECTIVAL.fullmatch(fold(mention))
+        if match is None or (node_types is not None and "phenotype" not in node_types):
+            return []
+        stem = match.group("adjective")
+        for ending, nouns in _ADJECTIVE_ENDINGS:
+            if stem.endswith(ending):
+                for noun in nouns:
+                    found = self._tiered(stem[: -len(ending)] + noun, {"phenotype"})
+                    if found:
+                        return [
+                            replace(e, score=round(e.score - _QUALIFIER_PENALTY, 4), exact=False)
+                            for e in found
+                        ]
+        return []
 
     def _compound(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "FTD/ALS7", "FTDALS6": two abbreviations and a number → the numbered member named
@@ -344,7 +413,7 @@ class EntityIndex:
                 for entity in meant
                 for name in self._names[self._position[entity.id]]
                 for form in dict.fromkeys((name, name.split(",")[0].strip()))
-                if len(form.split()) > 1 and _abbreviates(short, form)
+                if len(form.split()) > 1 and abbreviates(short, form)
             }
         )
 
@@ -422,12 +491,17 @@ class EntityIndex:
     def _gene_qualified(
         self, mention: str, node_types: Collection[str] | None
     ) -> list[LinkedEntity]:
-        """ "THAP1-related dystonia" → the disease linked to THAP1 in the KG whose name holds
-        every word of "dystonia" (the fewest other words first); several equally good → all,
-        for the caller to report as ambiguous."""
+        """ "THAP1-related dystonia" (or "KCNQ2 encephalopathy") → the disease linked to THAP1
+        in the KG whose name holds every word of "dystonia" (one holding the symbol first,
+        then the fewest other words); several equally good → all, for the caller to report as
+        ambiguous."""
         match = GENE_QUALIFIED.match(mention.strip())
         if match is None:
-            return []
+            match = _GENE_BEFORE_NAME.match(mention.strip())
+            # "KCNQ2 encephalopathy" is a disease; "SCA2 mutations" are not
+            rest_words = set(fold(match.group("rest")).split()) if match else set()
+            if match is None or rest_words & (_MOLECULAR_WORDS | _NOT_CONTENT | _JOINING):
+                return []  # "SCA2 mutations", "CHCHD10 with FTD", "TBK1 and …"
         rest = fold(match.group("rest")).split()
         if not rest or rest[-1] in FILLERS:  # "… neurodegeneration with": no name ends so
             return []
@@ -436,7 +510,10 @@ class EntityIndex:
         allowed = self._allowed(node_types)
         if not genes or not wanted:
             return []
-        ranked: dict[int, tuple[int, str]] = {}
+        # a name that holds the symbol ("KCNQ2-related … encephalopathy") first, then the
+        # fewest other words
+        symbol = _word_set(match.group("gene"))
+        ranked: dict[int, tuple[tuple[bool, int], str]] = {}
         for edge in self.store.neighbors(genes[0].id, None, "both"):
             other = edge.tail if edge.head == genes[0].id else edge.head
             position = self._position.get(other)
@@ -447,9 +524,9 @@ class EntityIndex:
             for name in self._names[position]:
                 words = _word_set(name)
                 if wanted <= words:
-                    extra = len(words - wanted)
-                    if position not in ranked or extra < ranked[position][0]:
-                        ranked[position] = (extra, name)
+                    rank = (not symbol <= words, len(words - wanted - symbol))
+                    if position not in ranked or rank < ranked[position][0]:
+                        ranked[position] = (rank, name)
         if not ranked:
             return []
         fewest = min(extra for extra, _ in ranked.values())
@@ -671,7 +748,33 @@ def _same_symbol(symbol: str, mention: str) -> bool:
     return any(c.isupper() for c in bare_mention[1:]) and bare_mention.upper() == bare_symbol
 
 
-def _bare_forms(mention: str) -> list[str]:
+def _own_name_first(mention: str, found: list[LinkedEntity]) -> list[LinkedEntity]:
+    """``found`` with, among the records tied with the first (same score and tier), those
+    whose own name the mention is, abbreviates ("PKAN", "DRD") or holds every word of
+    ("KCNQ2 encephalopathy") first; otherwise unchanged."""
+    if len(found) < 2:
+        return found
+    tied = [e for e in found if e.score == found[0].score and e.match == found[0].match]
+    if len(tied) < 2:
+        return found
+    words = _content_words(mention)
+    short = mention.strip().replace("-", "")
+
+    def fits(entity: LinkedEntity) -> bool:
+        if fold(entity.name) == fold(mention):
+            return True
+        if _looks_like_acronym(mention) and abbreviates(short, entity.name):
+            return True
+        return len(words) > 1 and words <= _content_words(entity.name)
+
+    fitting = [e for e in tied if fits(e)]
+    if not fitting or len(fitting) == len(tied):
+        return found
+    rest = [e for e in found if e not in fitting]
+    return fitting + rest
+
+
+def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[str]:
     """The mention without a qualifier ("TOR1A-related" → "TOR1A"), a bare possessive
     eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson syndrome",
     "young-onset Parkinson's" → "young-onset Parkinson disease"), and an
@@ -679,8 +782,11 @@ def _bare_forms(mention: str) -> list[str]:
     bare = strip_qualifier(mention)
     forms = [bare] if bare else []
     eponym = _EPONYM.match(mention.strip())
-    if eponym and any(quote in mention for quote in "'’"):
-        forms += [f"{eponym.group('name')} {noun}" for noun in ("disease", "syndrome")]
+    name = eponym.group("name") if eponym else mention.strip()
+    if (eponym and any(quote in mention for quote in "'’")) or (
+        bare_eponyms and _bare_eponym(name)
+    ):
+        forms += [f"{name} {noun}" for noun in ("disease", "syndrome")]
     named = _EPONYM_NOUN.match(mention.strip())
     if named:  # "Perry disease" for "Perry syndrome", "Wilson syndrome" for "Wilson disease"
         other = "syndrome" if named.group("noun").lower() == "disease" else "disease"
@@ -688,13 +794,11 @@ def _bare_forms(mention: str) -> list[str]:
     return forms
 
 
-def _abbreviates(short: str, name: str) -> bool:
-    """Whether ``short``'s letters start ``name`` and occur in it in order ("FTD":
-    "frontotemporal dementia"; not "PARK")."""
-    letters = iter(name.casefold())
-    return name[:1].casefold() == short[:1].casefold() and all(
-        character in letters for character in short.casefold()
-    )
+def _bare_eponym(mention: str) -> bool:
+    """Whether ``mention`` is one capitalised word that is no everyday English word
+    ("Dravet", "Huntington"; not "Western"): biologists name a disease by its eponym alone
+    ("Dravet or KCNQ2 encephalopathy")."""
+    return bool(_BARE_EPONYM.fullmatch(mention)) and mention.casefold() not in common_words()
 
 
 def _looks_like_acronym(text: str) -> bool:

@@ -35,6 +35,7 @@ from importlib.resources import files
 __all__ = [
     "FILLERS",
     "GREEK",
+    "abbreviates",
     "acronym",
     "acronym_of_folded",
     "americanize",
@@ -214,6 +215,15 @@ def strip_qualifier(text: str) -> str | None:
     """ "TOR1A-related" → "TOR1A"; ``None`` when there is no such qualifier."""
     match = _QUALIFIER.match(text.strip())
     return match.group("name").strip() if match else None
+
+
+def abbreviates(short: str, name: str) -> bool:
+    """Whether ``short``'s letters start ``name`` and occur in it in order ("FTD":
+    "frontotemporal dementia"; not "PARK")."""
+    letters = iter(name.casefold())
+    return name[:1].casefold() == short[:1].casefold() and all(
+        character in letters for character in short.casefold()
+    )
 
 
 def acronym(name: str) -> str | None:

@@ -6,7 +6,7 @@ import pytest
 
 from kgrecall.agents import PlanningError, QueryService
 from kgrecall.agents.synthesis import template_report
-from kgrecall.tools import parse_query, topology
+from kgrecall.tools import execute_sets, parse_query, topology
 
 PD4, PD11, SNCA, DYSTONIA = "OMIM:605543", "OMIM:607688", "NCBIGene:6622", "HP:0001332"
 
@@ -647,10 +647,12 @@ _FURTHER_WRITERS = [
             "Which GO processes does mitophagy belong to?",
             project("subclass_of", entity("GO:0000423")),
         ),
-        # "SCA3" is an old alias of ATXN3 and the disease's abbreviation: the disease
+        # "SCA3" is an old alias of ATXN3 and the disease's abbreviation: the disease, under
+        # the record it abbreviates ("Spinocerebellar ataxia type 3", not "Machado-Joseph
+        # disease")
         (
             "What are the clinical features of SCA3?",
-            project("has_phenotype", entity("OMIM:109150")),
+            project("has_phenotype", entity("ORPHA:98757")),
         ),
         # "do" is no copula: the ligands of RET are the subject, not a role of the answers
         (
@@ -806,3 +808,86 @@ def test_a_disease_group_without_edges_of_its_own_is_read_through_its_subtypes(
     plan = planner.plan("Which genes are linked to Perry syndrome?")
     assert plan.query.model_dump() == project("associated_with", entity(PERRY), True)
     assert not any("of its own" in note for note in plan.notes)
+
+
+DRAVET, MUSK = "ORPHA:33069", "uniprot:O15146"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # an eponym alone names its disease in a question
+        ("Which genes are linked to Dravet?", project("associated_with", entity(DRAVET), True)),
+        # an answer type said after the question mark
+        ("what is linked to SNCA? diseases only", project("associated_with", entity(SNCA))),
+        # a clinical adjective with a generic noun is the phenotype, not its subclasses
+        ("Which disorders show dystonic features?",
+         project("has_phenotype", entity(DYSTONIA), True)),
+        # categories that include X, or that X falls under, are X's parents
+        ("Which disease classes include the disorders linked to SNCA?",
+         project("subclass_of", project("associated_with", entity(SNCA)))),
+        ("What broader categories do the disorders linked to SNCA fall under?",
+         project("subclass_of", project("associated_with", entity(SNCA)))),
+        # a topic said as a statement, referred back to by "they", "those Xs", "that Y"
+        ("SNCA is associated with several diseases; which phenotypes do they have?",
+         project("has_phenotype", project("associated_with", entity(SNCA)))),
+        ("For the diseases linked to SNCA, which phenotypes are annotated to those diseases?",
+         project("has_phenotype", project("associated_with", entity(SNCA)))),
+        # "the parents of A and B" are each one's parents
+        ("What are the parents of chorea and resting tremor?",
+         {"op": "union", "inputs": [project("subclass_of", entity(CHOREA)),
+                                    project("subclass_of", entity(RESTING_TREMOR))]}),
+        # … unless they are asked in common
+        ("What are the common parents of chorea and resting tremor?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(CHOREA)),
+                                        project("subclass_of", entity(RESTING_TREMOR))]}),
+        # what binds a receptor are its ligands: the edges point from ligand to receptor
+        ("What binds MuSK?", project("interacts_with", entity(MUSK), True)),
+        ("What does MuSK bind?", project("interacts_with", entity(MUSK))),
+        # "and are" after a nested phrase without "that" belongs to the answers
+        ("Which diseases share a gene with Perry syndrome and are also subtypes of dystonia?",
+         {"op": "intersect", "inputs": [
+             project("associated_with", project("associated_with", entity(PERRY), True)),
+             project("subclass_of", entity("MONDO:0003441"), True)]}),
+    ],
+)  # fmt: skip
+def test_questions_of_the_fourth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_possessive_eponyms_in_a_list_share_the_noun(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan(
+        "Which phenotypes do Huntington's and Alzheimer's disease have in common?"
+    )
+    assert plan.query.op == "intersect"
+    assert [a.name for a in plan.anchors] == ["Huntington disease", "Alzheimer disease"]
+
+
+def test_a_yes_no_question_on_binding_is_checked_either_way(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    # NOTCH4's edge to DLL1 is stored DLL1 → NOTCH4: binding claims no direction
+    plan = planner.plan("Does NOTCH4 bind DLL1?")
+    assert plan.candidate is not None and plan.candidate.name == "NOTCH4"
+    found, _ = execute_sets(service.resources("demo").store, plan.query)
+    assert plan.candidate.id in found
+    assert "interacts_with claims no direction: checked the other way round" in plan.notes
+    # "Is X a gene …": the article makes the type word what is asked, not X's record
+    plan = planner.plan("Is SNCA a gene shared by Parkinson disease 4 and Dementia, lewy body?")
+    assert plan.candidate is not None and plan.candidate.id == SNCA
+    assert plan.query.op == "intersect"
+
+
+def test_records_are_chosen_by_name_gloss_and_kind(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    # a disease and a phenotype of one name: the disease, unless the answers must be signs
+    plan = planner.plan("What are the subtypes of focal dystonia?")
+    assert plan.query.model_dump() == project("subclass_of", entity("MONDO:0000477"), True)
+    plan = planner.plan("Which phenotypes are subtypes of focal dystonia?")
+    assert plan.query.model_dump() == project("subclass_of", entity("HP:0004373"), True)
+    plan = planner.plan("Which diseases present with focal dystonia?")
+    assert plan.query.model_dump() == project("has_phenotype", entity("HP:0004373"), True)
+    # an abbreviation's gloss in brackets is the name read
+    plan = planner.plan("What are the features of DRD (dopa-responsive dystonia)?")
+    assert [a.id for a in plan.anchors] == ["MONDO:0016812"]

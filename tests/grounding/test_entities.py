@@ -272,3 +272,10 @@ def test_clinical_findings_no_vocabulary_names_are_outside_the_kg(
     assert {m.text for m in extractor.extract("It precedes motor signs.") if not m.in_kg} == {
         "motor signs"
     }
+
+
+def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
+    # the sentence is about the mimic, not Huntington disease
+    assert "Huntington disease" not in ids(extractor, "A mimic of Huntington disease had chorea.")
+    assert "HD" not in ids(extractor, "SCA17, resembling HD, had chorea.")
+    assert "Huntington disease" in ids(extractor, "Huntington disease presents with chorea.")

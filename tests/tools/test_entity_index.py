@@ -368,3 +368,40 @@ def test_closest_name_holds_the_added_words_and_the_number() -> None:
     coordinated = "spastic paraplegia, nephropathy and deafness syndrome"
     words = coordinated.replace(",", "").split()
     assert index.closest_name(coordinated, "disease", required=words).id == "D:PND"  # type: ignore[union-attr]
+
+
+def test_a_bare_eponym_names_its_disease_only_when_asked(index: EntityIndex) -> None:
+    assert [e.id for e in index.lookup("Paget", bare_eponyms=True)] == ["D:PAGET"]
+    assert index.lookup("Paget") == []  # in prose a bare eponym may be a cell or an author
+    assert index.lookup("Pick", bare_eponyms=True) == []  # an everyday word ("pick")
+
+
+def test_a_clinical_adjective_names_its_phenotype(index: EntityIndex) -> None:
+    assert best(index, "dystonic features") == ("H:DYSTONIA", "name")
+    assert best(index, "dystonic") == ("H:DYSTONIA", "name")
+    assert index.lookup("dystonic features", node_types={"disease"}) == []
+    assert index.lookup("tremoric") == []  # no phenotype "tremoria"
+
+
+def test_a_symbol_before_a_clinical_name_is_the_genes_disease(index: EntityIndex) -> None:
+    assert best(index, "TOR1A dystonia") == ("D:DYT1", "gene_qualified")
+    assert index.lookup("TOR1A mutations") == []  # the gene's sequence, not a disease
+    assert index.lookup("SORT1 dystonia") == []  # SORT1 has no such disease
+
+
+def test_of_equal_records_the_one_the_mention_abbreviates_comes_first() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("OMIM:1", "disease", "Neurodegeneration with brain iron accumulation 1",
+                 synonyms=("PKAN",)),
+            Node("ORPHA:2", "disease", "Pantothenate kinase-associated neurodegeneration",
+                 synonyms=("PKAN",)),
+            Node("H:1", "phenotype", "Rigidity"),
+        ]
+    )  # fmt: skip
+    # the OMIM record is better connected, yet PKAN abbreviates the Orphanet record's name
+    store.add_edges([Edge("OMIM:1", "has_phenotype", "H:1")])
+    found = EntityIndex(store).lookup("PKAN")
+    assert [e.id for e in found] == ["ORPHA:2", "OMIM:1"]
+    assert found[0].score == found[1].score  # still a tie: the caller reports it ambiguous
