@@ -260,6 +260,8 @@ def markdown(figures: dict[str, Any], show: int) -> str:
     met = {True: "met", False: "**missed**"}
     unanswerable = figures["unanswerable"]
     confident = unanswerable.get("confident_plan", 0)
+    together = figures["per_split"]["held out together"]
+    held_out = together["exact"] / max(together["n"] - together.get("unanswerable", 0), 1)
     lines = [
         "# Planning benchmark — questions written as people ask them (demo KG)",
         "",
@@ -270,9 +272,11 @@ def markdown(figures: dict[str, Any], show: int) -> str:
         "",
         "| target | figure | |",
         "|---|---|---|",
-        f"| exact-set match ≥ {EXACT_TARGET} on answerable questions | "
+        f"| exact-set match ≥ {EXACT_TARGET} on answerable questions, all sets | "
         f"{figures['exact_set']:.4f} (up to records {figures['up_to_records']:.3f}) | "
         f"{met[figures['exact_set'] >= EXACT_TARGET]} |",
+        f"| … on the held-out sets only (never read while developing) | {held_out:.4f} | "
+        f"{met[held_out >= EXACT_TARGET]} |",
         f"| 0 confident plans on negated / out-of-scope questions | {confident} of "
         f"{unanswerable.get('n', 0)} | {met[confident == 0]} |",
         f"| plan p50 ≤ {LATENCY_TARGET_MS:.0f} ms | {figures['plan_ms_p50']:.1f} ms (p95 "

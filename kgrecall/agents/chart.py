@@ -108,7 +108,7 @@ _HIERARCHY_NOUN = re.compile(
 #: the answer type and the argument's type is meant.
 _JOINTS = re.compile(
     r"(?:shared (?:by|between|with)|in common (?:to|with|between)|common to|share[sd]?|of|for|"
-    r"with|in|to|links|linking|connects|connecting|bridges|bridging)(?![\w-])"
+    r"with|in|to|links?|linking|connects?|connecting|bridges?|bridging)(?![\w-])"
 )
 #: Question phrases of the registry, as (pattern, relation, hint); a phrase ends on a word's
 #: end ("causes?" does not stop inside "caused by").
@@ -497,17 +497,17 @@ _NOUN_PHRASE_ONLY = re.compile(
 )
 
 
-def _spelt_out(match: re.Match[str]) -> str:
-    """ "DRD (dopa-responsive dystonia)": the abbreviation's gloss is the name read; any other
-    bracket is left for :data:`_PARENTHESES` to drop."""
+def _spelt_out(match: re.Match[str], linker: EntityIndex) -> str:
+    """ "DRD (dopa-responsive dystonia)": the abbreviation's gloss is the name read when the
+    index names it; any other bracket is left for :data:`_PARENTHESES` to drop."""
     short, long = match.group("short"), match.group("long").strip()
-    if len(long.split()) > 1 and abbreviates(short.replace("-", ""), long):
+    if len(long.split()) > 1 and abbreviates(short.replace("-", ""), long) and linker.lookup(long):
         return long
     return match.group(0)
 
 
 def _read(question: str, linker: EntityIndex) -> Reading:
-    text = _GLOSSED.sub(_spelt_out, re.sub(r"(?<=\w)\(s\)", "s", question))
+    text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _CHAT_OPENER.sub("", text)
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
@@ -961,7 +961,10 @@ class _Tagger:
             for end in range(start + 1, min(len(self.tokens), start + MAX_NAME_WORDS) + 1):
                 if not self._free(start, end) or not self._name_like(start, end):
                     continue
-                entities = self.linker.lookup(self.span(start, end), bare_eponyms=True)
+                span = self.span(start, end)
+                entities = self.linker.lookup(span, bare_eponyms=True)
+                if "," in span and not any("," in e.matched for e in entities):
+                    continue  # "ALS, FTD with MND" is a list, not the name "ALS-FTD"
                 if (
                     entities
                     and not any(e.exact for e in entities)

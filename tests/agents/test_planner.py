@@ -844,6 +844,16 @@ DRAVET, MUSK = "ORPHA:33069", "uniprot:O15146"
         # what binds a receptor are its ligands: the edges point from ligand to receptor
         ("What binds MuSK?", project("interacts_with", entity(MUSK), True)),
         ("What does MuSK bind?", project("interacts_with", entity(MUSK))),
+        # a comma between names is a list, not a name written with a hyphen ("ALS-FTD");
+        # "link" joins the gene to each disease
+        ("Which genes link ALS, FTD with MND and Perry syndrome?",
+         {"op": "intersect", "inputs": [
+             project("associated_with", entity("ORPHA:803"), True),
+             project("associated_with", entity("ORPHA:275872"), True),
+             project("associated_with", entity(PERRY), True)]}),
+        # a bracketed gloss that names nothing leaves the abbreviation to be read
+        ("Which genes are linked to IBMPFD (inclusion body myopathy with early Paget disease)?",
+         project("associated_with", entity("ORPHA:52430"), True)),
         # "and are" after a nested phrase without "that" belongs to the answers
         ("Which diseases share a gene with Perry syndrome and are also subtypes of dystonia?",
          {"op": "intersect", "inputs": [
