@@ -1624,9 +1624,10 @@ class _Parser:
         return phrase
 
     def _records(self, phrase: Phrase) -> None:
-        """ "the LRRK2 and SNCA proteins": a record word after a list of two or more gene or
-        protein names, each with such a record, says which records are meant (no relation).
-        After one name the word may be the answers ("which SHH proteins")."""
+        """ "the LRRK2 and SNCA proteins", "the PARK1 and PARK8 genes": a record word after a
+        list of two or more names, each naming such a record (a locus name also names its
+        disease), says which records are meant (no relation). After one name the word may be
+        the answers ("which SHH proteins")."""
         tag = self.peek()
         if (
             tag is None
@@ -1634,9 +1635,7 @@ class _Parser:
             or tag.text.lower() not in _RECORD_WORDS
             or len(phrase.mentions) < 2
             or not all(
-                any(e.type == tag.node_type for e in m.tag.entities)
-                and {e.type for e in m.tag.entities} <= {"gene", "protein"}
-                for m in phrase.mentions
+                any(e.type == tag.node_type for e in m.tag.entities) for m in phrase.mentions
             )
         ):
             return

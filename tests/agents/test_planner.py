@@ -854,6 +854,14 @@ DRAVET, MUSK = "ORPHA:33069", "uniprot:O15146"
         # a bracketed gloss that names nothing leaves the abbreviation to be read
         ("Which genes are linked to IBMPFD (inclusion body myopathy with early Paget disease)?",
          project("associated_with", entity("ORPHA:52430"), True)),
+        # "and/or" between names is "or"
+        ("Which genes are linked to Perry syndrome and/or Wilson disease?",
+         {"op": "union", "inputs": [project("associated_with", entity(PERRY), True),
+                                    project("associated_with", entity(WILSON), True)]}),
+        # a record word after a list of locus names selects the genes they name
+        ("Which diseases are linked to the PARK1 and PARK8 genes?",
+         {"op": "intersect", "inputs": [project("associated_with", entity(SNCA)),
+                                        project("associated_with", entity("NCBIGene:120892"))]}),
         # "and are" after a nested phrase without "that" belongs to the answers
         ("Which diseases share a gene with Perry syndrome and are also subtypes of dystonia?",
          {"op": "intersect", "inputs": [
