@@ -239,7 +239,12 @@ class EntityExtractor:
         found.extend(outside)
         found.extend(_findings(text, taken))
         found.sort(key=lambda mention: mention.start)
-        return [m for m in found if not _COMPARED.search(text, max(0, m.start - 40), m.start)]
+        return [
+            m
+            for m in found
+            if not _COMPARED.search(text, max(0, m.start - 40), m.start)
+            and not (m.kind == "dictionary" and _other_sense(text, m, self.index))
+        ]
 
     def _gene_and_name(self, mention: EntityMention) -> list[EntityMention]:
         """A clinical mention "ELOVL4-related SCA34" whose name after the gene names the same
@@ -791,6 +796,109 @@ _COMPARED = re.compile(
     r"\b(?:mimicking|resembling)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
+
+
+#: Contexts where the words of a KG name mean something else, as (what the mention looks like,
+#: the text right before it, the text right after it, the KG types it is not then); a
+#: pattern left None matches anything.
+_OTHER_SENSES: tuple[
+    tuple[re.Pattern[str] | None, re.Pattern[str] | None, re.Pattern[str] | None, frozenset[str]],
+    ...,
+] = tuple(
+    (
+        None if shape is None else re.compile(shape),
+        None if before is None else re.compile(before, re.IGNORECASE),
+        None if after is None else re.compile(after, re.IGNORECASE),
+        frozenset(types),
+    )
+    for shape, before, after, types in (
+        # a figure: "shown in FIG4 (panel B)"
+        (r"FIG\.?\s?\d+[A-Za-z]?", r"\b(?:shown in|see|in|from)\s+$", None, _GENE_TYPES),
+        (r"FIG\.?\s?\d+[A-Za-z]?", None, r"^\s*\(?\s*panels?\b", _GENE_TYPES),
+        # a quantity or a statistic: "tau was 12 ms", "Kendall's tau"
+        (
+            None,
+            None,
+            r"^\s*(?:was|were|is|=|:)\s*[-+]?\d+(?:\.\d+)?\s*(?:ms|s|min|h|%|mV|Hz|nm|µm)\b",
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        (
+            None,
+            r"\b(?:Kendall|Spearman|Cronbach|Cohen|Fleiss|Pearson)['’]s\s+$",
+            None,
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        # an animal's developmental stage: "P0 mouse pups", "E14.5 embryos"
+        (
+            r"[PE]\d{1,2}(?:\.5)?",
+            None,
+            r"^\s*(?:mouse|mice|rat|rats|pups?|embryos?|animals|littermates|cultures)\b",
+            _GENE_TYPES,
+        ),
+        # the heart's wall motion: "apical akinesia", "septal hypokinesia"
+        (
+            r"(?i)(?:hypo|a|dys)kinesi[as]",
+            r"\b(?:apical|septal|anterior|inferior|lateral|"
+            r"posterior|regional|segmental|basal|global|wall)\s+(?:wall\s+)?$",
+            None,
+            _CLINICAL_TYPES,
+        ),
+        # a laboratory test's result: "The DAT was positive for IgG"
+        (
+            r"[A-Z]{2,5}",
+            None,
+            r"^\s*(?:was|were|is)\s+(?:strongly\s+|weakly\s+)?"
+            r"(?:positive|negative)\b",
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        # a method or a procedure: "measured by SPR", "SPG block"
+        (
+            r"[A-Z]{2,5}",
+            r"\b(?:measured|assessed|determined|detected|quantified|analy[sz]ed)\s+"
+            r"(?:by|with|using)\s+$",
+            None,
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        (
+            r"[A-Z]{2,5}",
+            None,
+            r"^\s*(?:block|blockade|injections?|ablation|infusion)\b",
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        # a treatment one is kept on: "maintained on PD for end-stage kidney disease"
+        (
+            r"[A-Z]{2,5}",
+            r"\b(?:maintained|started|initiated|continued|dependent)\s+on\s+$",
+            None,
+            _CLINICAL_TYPES,
+        ),
+        # a protein called by a disease's abbreviation: "the transcription factor AP-4"
+        (
+            None,
+            r"\b(?:transcription factor|the protein|the enzyme|the kinase|the channel)\s+$",
+            None,
+            _CLINICAL_TYPES,
+        ),
+    )
+)
+
+
+def _other_sense(text: str, mention: EntityMention, index: EntityIndex | None) -> bool:
+    """Whether the context gives a KG name's words another sense (:data:`_OTHER_SENSES`): a
+    figure, a quantity, a developmental stage, the heart's wall motion, a test, a method, a
+    procedure, a treatment, a protein called by a disease's abbreviation."""
+    if index is None or not mention.in_kg:
+        return False
+    kind = index.type_of(mention.id)
+    before = text[max(0, mention.start - 40) : mention.start]
+    after = text[mention.end : mention.end + 40]
+    return any(
+        kind in types
+        and (shape is None or shape.fullmatch(mention.text))
+        and (left is None or left.search(before))
+        and (right is None or right.search(after))
+        for shape, left, right, types in _OTHER_SENSES
+    )
 
 
 def _near(text: str, position: int, word: str, window: int = 40) -> bool:

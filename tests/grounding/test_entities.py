@@ -279,3 +279,28 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
     assert "Huntington disease" not in ids(extractor, "A mimic of Huntington disease had chorea.")
     assert "HD" not in ids(extractor, "SCA17, resembling HD, had chorea.")
     assert "Huntington disease" in ids(extractor, "Huntington disease presents with chorea.")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word"),
+    [
+        ("The decay constant tau was 40 ms in these cells.", "tau"),  # a quantity
+        ("Inter-rater agreement was good (Kendall's tau).", "tau"),  # a statistic
+        ("Neurons were taken from P0 rat pups.", "P0"),  # a developmental stage
+        ("Anterior hypokinesia was seen on the echocardiogram.", "hypokinesia"),  # the heart
+        ("The DAT was positive, pointing to haemolytic anaemia.", "DAT"),  # a laboratory test
+        ("Binding of the protein to its receptor was measured by SPR.", "SPR"),  # a method
+        ("Results are shown in FIG4 (panel C).", "FIG4"),  # a figure
+        ("She was started on PD for renal disease in 2019.", "PD"),  # a treatment (dialysis)
+    ],
+)
+def test_a_kg_name_in_another_sense_is_no_mention(
+    extractor: EntityExtractor, sentence: str, word: str
+) -> None:
+    assert word.casefold() not in {text.casefold() for text in ids(extractor, sentence)}
+
+
+def test_the_same_names_in_their_own_sense_are_mentions(extractor: EntityExtractor) -> None:
+    assert ids(extractor, "FIG4 mutations cause a neuropathy.")["FIG4"] == "NCBIGene:9896"
+    assert "hypokinesia" in {k.lower() for k in ids(extractor, "Hypokinesia and rigidity.")}
+    assert "tau" in ids(extractor, "Aggregated tau was found in neurons.")
