@@ -136,8 +136,8 @@ _COMPOUND_JOINERS = ("and/or", "and", "with")
 _MAX_LONG_FORMS = 6
 _NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$")
 _EPONYM = re.compile(r"^(?P<name>(?:[\w-]+\s+){0,3}[A-Z][\w-]+)['’]s?$")
-#: One capitalised word of four letters or more, hyphenated parts capitalised ("Kufor-Rakeb").
-_BARE_EPONYM = re.compile(r"[A-Z][a-z]{3,}(?:-[A-Z][a-z]+)?")
+#: One word of four letters or more, with hyphenated parts ("Kufor-Rakeb", "dravet").
+_BARE_EPONYM = re.compile(r"[A-Za-z][a-z]{3,}(?:-[A-Za-z][a-z]+)?")
 #: An eponym and its noun: "Perry disease", "Kufor-Rakeb syndrome", "Mohr-Tranebjaerg disease".
 _EPONYM_NOUN = re.compile(
     r"^(?P<name>[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)?)\s+(?P<noun>disease|syndrome)$"
@@ -326,9 +326,10 @@ class EntityIndex:
     ) -> list[LinkedEntity]:
         """Entities the mention names by tiers 1–5 (no fuzzy search), best first.
 
-        ``bare_eponyms``: one capitalised word names the disease "<word> disease/syndrome"
-        ("Dravet", "Huntington") — how questions name diseases, while in prose a bare eponym
-        is as often a cell, sign or author ("Alzheimer type II astrocytes").
+        ``bare_eponyms``: one word that is no everyday English word names the disease
+        "<word> disease/syndrome" ("Dravet", "huntington") — how questions name diseases,
+        while in prose a bare eponym is as often a cell, sign or author ("Alzheimer type II
+        astrocytes").
 
         Of equally good records, one whose own name the mention is, abbreviates or holds comes
         first ("PKAN": the Orphanet record named "Pantothenate kinase-associated
@@ -795,9 +796,9 @@ def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[str]:
 
 
 def _bare_eponym(mention: str) -> bool:
-    """Whether ``mention`` is one capitalised word that is no everyday English word
-    ("Dravet", "Huntington"; not "Western"): biologists name a disease by its eponym alone
-    ("Dravet or KCNQ2 encephalopathy")."""
+    """Whether ``mention`` is one word of four letters or more, capitalised or (in chat) not,
+    that is no everyday English word ("Dravet", "dravet", "Huntington"; not "Western"):
+    biologists name a disease by its eponym alone ("Dravet or KCNQ2 encephalopathy")."""
     return bool(_BARE_EPONYM.fullmatch(mention)) and mention.casefold() not in common_words()
 
 

@@ -372,6 +372,7 @@ def test_closest_name_holds_the_added_words_and_the_number() -> None:
 
 def test_a_bare_eponym_names_its_disease_only_when_asked(index: EntityIndex) -> None:
     assert [e.id for e in index.lookup("Paget", bare_eponyms=True)] == ["D:PAGET"]
+    assert [e.id for e in index.lookup("paget", bare_eponyms=True)] == ["D:PAGET"]  # chat
     assert index.lookup("Paget") == []  # in prose a bare eponym may be a cell or an author
     assert index.lookup("Pick", bare_eponyms=True) == []  # an everyday word ("pick")
 
