@@ -78,6 +78,7 @@ from kgrecall.tools import (
     validate_query,
 )
 from kgrecall.tools import anchors as query_anchors
+from kgrecall.tools.names import americanize
 from kgrecall.tools.names import fold as casefold_name
 
 if TYPE_CHECKING:
@@ -1174,9 +1175,13 @@ def _disease_before_phenotype(found: list[LinkedEntity]) -> list[LinkedEntity]:
     genes a question means, not HPO's sign) — where the relation allows both."""
     if len(found) < 2 or found[0].type != "phenotype":
         return found
-    tied = [e for e in found if e.score == found[0].score and e.match == found[0].match]
-    same = casefold_name(found[0].name)
-    disease = [e for e in tied if e.type == "disease" and casefold_name(e.name) == same]
+
+    def spelt(name: str) -> str:  # "Generalised" and "generalized" are one name
+        return " ".join(map(americanize, casefold_name(name).split()))
+
+    close = [e for e in found if e.score >= found[0].score - AMBIGUITY_MARGIN]
+    same = spelt(found[0].name)
+    disease = [e for e in close if e.type == "disease" and spelt(e.name) == same]
     return disease[:1] + [e for e in found if e not in disease[:1]] if disease else found
 
 

@@ -49,6 +49,7 @@ from kgrecall.tools.name_tables import NameTables, is_symbol
 from kgrecall.tools.names import (
     FILLERS,
     abbreviates,
+    americanize,
     bag_of_folded,
     common_words,
     compact,
@@ -557,7 +558,17 @@ class EntityIndex:
         if hits:
             found = self._entities(hits, "name", allowed)
             if found:
-                return found
+                # "generalised dystonia": HPO's British synonym by name; MONDO's disease by its
+                # American name after it, as a normalised match
+                american = " ".join(map(americanize, folded.split()))
+                if american == folded:
+                    return found
+                spelt = self._tiers["name"].get(american, [])
+                kinds = {e.type for e in found}
+                other = [
+                    e for e in self._entities(spelt, "normalized", allowed) if e.type not in kinds
+                ]
+                return found + other
         words = folded.split()
         key = " ".join(map(word_key, words))
         tiers: list[tuple[MatchKind, str]] = [("normalized", key)]

@@ -902,6 +902,8 @@ def test_records_are_chosen_by_name_gloss_and_kind(service: QueryService) -> Non
     # a disease and a phenotype of one name: the disease, unless the answers must be signs
     plan = planner.plan("What are the subtypes of focal dystonia?")
     assert plan.query.model_dump() == project("subclass_of", entity("MONDO:0000477"), True)
+    plan = planner.plan("What are the subtypes of generalised dystonia?")  # British spelling
+    assert plan.query.model_dump() == project("subclass_of", entity("MONDO:0000476"), True)
     plan = planner.plan("Which phenotypes are subtypes of focal dystonia?")
     assert plan.query.model_dump() == project("subclass_of", entity("HP:0004373"), True)
     plan = planner.plan("Which diseases present with focal dystonia?")

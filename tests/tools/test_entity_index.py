@@ -406,3 +406,15 @@ def test_of_equal_records_the_one_the_mention_abbreviates_comes_first() -> None:
     found = EntityIndex(store).lookup("PKAN")
     assert [e.id for e in found] == ["ORPHA:2", "OMIM:1"]
     assert found[0].score == found[1].score  # still a tie: the caller reports it ambiguous
+
+
+def test_a_british_spelling_also_finds_the_entity_named_in_american() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("H:GD", "phenotype", "Generalized dystonia", synonyms=("Generalised dystonia",)),
+            Node("D:GD", "disease", "generalized dystonia"),
+        ]
+    )
+    found = EntityIndex(store).lookup("generalised dystonia")
+    assert [(e.id, e.match) for e in found] == [("H:GD", "name"), ("D:GD", "normalized")]
