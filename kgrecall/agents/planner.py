@@ -1170,9 +1170,10 @@ def _named_for_disease(found: list[LinkedEntity]) -> list[LinkedEntity]:
 
 
 def _disease_before_phenotype(found: list[LinkedEntity]) -> list[LinkedEntity]:
-    """A disease first when a phenotype of the same name ties with it ("the subtypes of focal
-    dystonia", "the genes behind paroxysmal dyskinesias": MONDO's disease, whose subtypes and
-    genes a question means, not HPO's sign) — where the relation allows both."""
+    """A disease first when a phenotype of the same name (up to British / American spelling)
+    leads within the ambiguity margin ("the subtypes of focal dystonia", "the genes behind
+    paroxysmal dyskinesias": MONDO's disease, whose subtypes and genes a question means, not
+    HPO's sign) — where the relation allows both."""
     if len(found) < 2 or found[0].type != "phenotype":
         return found
 
