@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgrecall.kg import Edge, GraphStore
+from kgrecall.kg import Edge, GraphStore, NetworkXStore, Node
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools.linkpred import (
     BoundCompletion,
@@ -132,6 +132,7 @@ def test_relations_without_rules_score_nothing_and_say_so() -> None:
         ("smoothing", -1.0, "smoothing must be ≥ 0"),
         ("max_body_pairs", 0, "max_body_pairs must be ≥ 1"),
         ("max_rules", 0, "max_rules must be ≥ 1"),
+        ("similar_names", -1, "similar_names must be ≥ 0"),
     ],
 )
 def test_invalid_settings_are_named(field: str, value: float, message: str) -> None:
@@ -142,7 +143,9 @@ def test_invalid_settings_are_named(field: str, value: float, message: str) -> N
 def test_settings_survive_save_and_load_and_other_files_are_refused(tmp_path: Path) -> None:
     model = RuleCompletion(RuleSettings(min_support=3, smoothing=2.0))
     loaded = RuleCompletion.load(model.save(tmp_path / "rules.json"))
-    assert loaded.identifier == model.identifier == "Rules:len2:s3:c0.001:k2:b20000000:m50"
+    assert loaded.identifier == model.identifier == "Rules:len2:s3:c0.001:k2:b20000000:m50:x:n10"
+    plain = RuleCompletion(RuleSettings(shared_identifiers=False, similar_names=0))
+    assert plain.identifier == "Rules:len2:s2:c0.001:k5:b20000000:m50"
     (tmp_path / "other.json").write_text('{"format": "something"}')
     with pytest.raises(LinkPredictorError, match=r"other\.json: not a kgrecall rule model"):
         RuleCompletion.load(tmp_path / "other.json")
@@ -235,3 +238,72 @@ def test_dense_and_sparse_mining_find_the_same_rules(
     assert dense.skipped == sparse.skipped
     assert bool(dense.skipped) == (max_body_pairs == 2_000)
     assert RuleBound([], [], settings).rules == {}
+
+
+def test_shared_identifiers_pair_records_of_one_thing_but_not_a_crowd() -> None:
+    """Two records listing one MONDO id, a gene listing its protein's id: pairs; an id that
+    more than MAX_IDENTIFIER_GROUP entities list names a group and pairs nothing."""
+    crowd = rules_module.MAX_IDENTIFIER_GROUP + 1
+    nodes = [
+        Node("OMIM:1", "disease", "a", properties={"xrefs": ["MONDO:1", "DOID:9"]}),
+        Node("ORPHA:1", "disease", "a", properties={"xrefs": ["MONDO:1"]}),
+        Node("HGNC:1", "gene", "G", properties={"xrefs": "uniprot:P1"}),
+        Node("uniprot:P1", "protein", "P"),
+        *(Node(f"D{i}", "disease", "d", properties={"xrefs": ["MESH:big"]}) for i in range(crowd)),
+    ]
+    assert rules_module.shared_identifier_pairs(nodes) == [
+        ("HGNC:1", "uniprot:P1"),
+        ("OMIM:1", "ORPHA:1"),
+    ]
+
+
+def test_similar_names_pair_each_entity_with_its_closest_names() -> None:
+    nodes = [
+        Node("D1", "disease", "Parkinson disease 4"),
+        Node("D2", "disease", "Parkinson disease 13"),
+        Node("D3", "disease", "Spinocerebellar ataxia 1"),
+        Node("D4", "disease", "Spinocerebellar ataxia 2", synonyms=("SCA2",)),
+        Node("D5", "disease", "Wilson disease"),
+    ]
+    pairs = rules_module.similar_name_pairs(nodes, 1)
+    assert ("D1", "D2") in pairs and ("D3", "D4") in pairs
+    assert not any("D5" in pair for pair in pairs)  # "disease" alone is too common
+    assert rules_module.similar_name_pairs(nodes, 0) == []
+
+
+def test_two_records_of_one_disease_predict_each_others_genes() -> None:
+    """The rule associated_with(g, d) ← associated_with(g, d') ∧ =xref(d', d) is mined from
+    twin records that share their genes, and predicts the gene missing from one twin; the
+    virtual atom is a body only: no rule predicts it and it is no relation to ask about."""
+    store = NetworkXStore()
+    twins = [(f"OMIM:{i}", f"ORPHA:{i}") for i in range(6)]
+    store.add_nodes(
+        [Node(f"G{i}", "gene", f"GENE{i}") for i in range(6)]
+        + [Node(a, "disease", f"Alpha {i}", properties={"xrefs": [f"MONDO:{i}"]})
+           for i, (a, _) in enumerate(twins)]
+        + [Node(b, "disease", f"Beta {i}", properties={"xrefs": [f"MONDO:{i}"]})
+           for i, (_, b) in enumerate(twins)]
+    )  # fmt: skip
+    edges = [Edge(f"G{i}", "associated_with", d) for i, pair in enumerate(twins) for d in pair]
+    store.add_edges([e for e in edges if e.tail != "ORPHA:5"])  # G5's Orphanet edge missing
+    bound = RuleCompletion(RuleSettings(similar_names=0)).bind(store)
+    bodies = {rule.body for rule in bound.rules[("associated_with", False)]}
+    assert (("associated_with", False), rules_module.SHARED_IDENTIFIER) in bodies
+    weights = np.zeros(len(bound.entity_ids))
+    weights[bound.entity_ids.index("G5")] = 1.0
+    scores = bound.project(weights, "associated_with", inverse=False)
+    best = bound.entity_ids[int(np.argmax(scores))]
+    assert best == "ORPHA:5" and scores.max() > 0.5
+    assert rules_module.SHARED_IDENTIFIER not in bound.rules
+    assert not bound.knows("=xref")
+    plain = RuleCompletion(RuleSettings(shared_identifiers=False, similar_names=0)).bind(store)
+    assert not plain.project(weights, "associated_with", inverse=False)[
+        bound.entity_ids.index("ORPHA:5")
+    ]
+
+
+def test_a_linked_entity_outside_the_graph_is_named() -> None:
+    with pytest.raises(LinkPredictorError, match="linked entity 'X9' is not among"):
+        RuleBound(
+            ENTITIES, TRIPLES, RuleSettings(), links={rules_module.SIMILAR_NAME: [("e0", "X9")]}
+        )

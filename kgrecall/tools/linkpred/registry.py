@@ -42,8 +42,10 @@ ULTRA_MODELS: dict[str, str] = {
 #: Models mined from the bound graph, with nothing to train.
 RULE_MODELS = ("rules",)
 #: Ensembles → (member name, weight) pairs; the first member carries the saved weights.
+#: ``ultra+rules`` leans on the rules: on the demo KG's seeded split 0.3 / 0.7 reached
+#: filtered MRR 0.545 against 0.511 at 0.5 / 0.5 (0.546 at 0.2 / 0.8).
 ENSEMBLES: dict[str, tuple[tuple[str, float], ...]] = {
-    "ultra+rules": (("ultra", 0.5), ("rules", 0.5)),
+    "ultra+rules": (("ultra", 0.3), ("rules", 0.7)),
 }
 
 

@@ -14,23 +14,32 @@ Scores of a fuzzy input set: each rule carries the set's weights along its body 
 ``p(y) = 1 − Π (1 − confidence · reach(y))``. On the biomedical demo KG these rules catch
 what ULTRA misses (phenotypes shared through a disease's genes or its parent class), and the
 two average well (:class:`~.ensemble.EnsembleCompletion`).
+
+**Shared identifiers.** Besides the relations, a body may step between two entities that
+share an identifier: one lists the other's id among its ``xrefs``, or both list the same one
+(an OMIM and an Orphanet record of one MONDO disease; a gene and the UniProt protein HGNC
+names for it). The step is the virtual atom :data:`SHARED_IDENTIFIER`, symmetric and never
+predicted itself. Node properties are not hidden by calibration, so a stratum keeps it: a
+gene–disease edge missing from one record of a disease is predicted from the other record
+(on the demo KG twin records share 92 % of their genes and, by construction, their parents).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import weakref
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from kgrecall.kg import GraphStore, atomic_write_bytes
+from kgrecall.kg import GraphStore, Node, atomic_write_bytes
 from kgrecall.tools.linkpred.base import (
     BoundCompletion,
     CompletionModel,
@@ -43,8 +52,18 @@ Atom = tuple[str, bool]
 
 #: Bodies scored together: their atoms, then support and body pairs as [head, body] arrays.
 ScoredBodies = tuple[list[tuple[Atom, ...]], np.ndarray, np.ndarray]
+#: The virtual atom "shares an identifier with" (not a valid relation name, so no clash).
+SHARED_IDENTIFIER: Atom = ("=xref", False)
+#: The virtual atom "is among the most similarly named entities of" (read both ways).
+SIMILAR_NAME: Atom = ("~name", False)
+#: Two names closer than this (TF-IDF cosine of their words) are not similar at all.
+MIN_NAME_SIMILARITY = 0.2
+#: An identifier listed by more entities than this names a group, not one thing: skipped.
+MAX_IDENTIFIER_GROUP = 8
 #: Graphs with at most this many entities are mined with dense arrays (same rules, faster).
 DENSE_MINING_MAX_ENTITIES = 200
+_WORD = re.compile(r"[a-z0-9]+")
+_SIMILARITY_CHUNK = 512
 FORMAT = "kgrecall-rules"
 FORMAT_VERSION = 1
 
@@ -67,8 +86,11 @@ class Rule:
 @dataclass(frozen=True)
 class RuleSettings:
     """What is mined: path length, the least support and confidence a rule needs, the
-    smoothing of confidences, the largest body a two-step rule may connect (pairs) and how
-    many rules (the most confident) each relation direction keeps."""
+    smoothing of confidences, the largest body a two-step rule may connect (pairs), how
+    many rules (the most confident) each relation direction keeps, whether bodies may step
+    between entities that share an identifier (:data:`SHARED_IDENTIFIER`), and to how many
+    of each entity's most similarly named entities they may step (:data:`SIMILAR_NAME`; 0:
+    never)."""
 
     max_length: int = 2
     min_support: int = 2
@@ -76,6 +98,8 @@ class RuleSettings:
     smoothing: float = 5.0
     max_body_pairs: int = 20_000_000
     max_rules: int = 50
+    shared_identifiers: bool = True
+    similar_names: int = 10
 
     def __post_init__(self) -> None:
         if self.max_length not in (1, 2):
@@ -90,6 +114,8 @@ class RuleSettings:
             raise LinkPredictorError(f"max_body_pairs must be ≥ 1, got {self.max_body_pairs}")
         if self.max_rules < 1:
             raise LinkPredictorError(f"max_rules must be ≥ 1, got {self.max_rules}")
+        if self.similar_names < 0:
+            raise LinkPredictorError(f"similar_names must be ≥ 0, got {self.similar_names}")
 
 
 class RuleCompletion(CompletionModel):
@@ -108,11 +134,15 @@ class RuleCompletion(CompletionModel):
 
     @property
     def identifier(self) -> str:
-        """``Rules:len<L>:s<support>:c<confidence>:k<smoothing>:b<body pairs>:m<rules>``."""
+        """``Rules:len<L>:s<support>:c<confidence>:k<smoothing>:b<body pairs>:m<rules>``,
+        with ``:x`` when bodies step through shared identifiers and ``:n<k>`` through each
+        entity's ``k`` most similar names."""
         s = self.settings
         return (
             f"Rules:len{s.max_length}:s{s.min_support}:c{s.min_confidence:g}:"
             f"k{s.smoothing:g}:b{s.max_body_pairs}:m{s.max_rules}"
+            + (":x" if s.shared_identifiers else "")
+            + (f":n{s.similar_names}" if s.similar_names else "")
         )
 
     def bind(self, store: GraphStore) -> RuleBound:
@@ -123,9 +153,15 @@ class RuleCompletion(CompletionModel):
             cached = self._bound.get(store)
             if cached is not None and cached[0] == version:
                 return cached[1]
-        entity_ids = sorted(node.id for node in store.nodes())
+        nodes = list(store.nodes())
+        entity_ids = sorted(node.id for node in nodes)
         triples = [edge.triple for edge in store.edges()]
-        bound = RuleBound(entity_ids, triples, self.settings)
+        links = {}
+        if self.settings.shared_identifiers:
+            links[SHARED_IDENTIFIER] = shared_identifier_pairs(nodes)
+        if self.settings.similar_names:
+            links[SIMILAR_NAME] = similar_name_pairs(nodes, self.settings.similar_names)
+        bound = RuleBound(entity_ids, triples, self.settings, links=links)
         with self._lock:
             self._bound[store] = (version, bound)
         return bound
@@ -166,7 +202,11 @@ class RuleBound(BoundCompletion):
         entity_ids: list[str],
         triples: Sequence[tuple[str, str, str]],
         settings: RuleSettings,
+        *,
+        links: Mapping[Atom, Sequence[tuple[str, str]]] | None = None,
     ) -> None:
+        """``links``: entity pairs of each virtual body atom (:data:`SHARED_IDENTIFIER`,
+        :data:`SIMILAR_NAME`), read both ways; no rule predicts them."""
         start = time.perf_counter()
         self.entity_ids = entity_ids
         self.settings = settings
@@ -192,6 +232,10 @@ class RuleBound(BoundCompletion):
             matrix.data[:] = 1.0
             self.adjacency[(relation, False)] = matrix
             self.adjacency[(relation, True)] = matrix.T.tocsr()
+        #: The relation atoms a rule may predict; bodies may also use the entity links.
+        self.heads: list[Atom] = sorted(self.adjacency)
+        for atom, linked in (links or {}).items():
+            self.adjacency[atom] = _symmetric_matrix(linked, position)
         #: Bodies left out because they connect more than ``max_body_pairs`` pairs.
         self.skipped: list[tuple[Atom, ...]] = []
         self.rules: dict[Atom, list[Rule]] = self._mine()
@@ -229,7 +273,7 @@ class RuleBound(BoundCompletion):
         many of the head's edges it connects, its body pairs how many pairs it connects from
         entities that have a head edge. Small graphs take dense arrays (thousands of tiny
         bodies), others sparse matrices; both give the same rules."""
-        heads = sorted(self.adjacency)
+        heads = self.heads
         if not heads:
             return {}
         scored = (
@@ -245,7 +289,7 @@ class RuleBound(BoundCompletion):
             confidence = counts / (body_pairs + smoothing)
             keep = (counts >= self.settings.min_support) & (confidence >= min_confidence)
             for column, body in enumerate(bodies):
-                if len(body) == 1:  # an edge does not predict itself
+                if len(body) == 1 and body[0] in heads:  # an edge does not predict itself
                     keep[heads.index(body[0]), column] = False
             numbers, columns = np.nonzero(keep)
             kept.append(
@@ -307,15 +351,17 @@ class RuleBound(BoundCompletion):
     def _score_bodies_dense(self, heads: list[Atom]) -> Iterator[ScoredBodies]:
         """As :meth:`_score_bodies_sparse`, with the same bodies and skips, in batches: the
         length-1 bodies, then the length-2 bodies of each first atom as one product."""
-        n, k = len(self.entity_ids), len(heads)
-        adjacency = np.stack([self.adjacency[atom].toarray() for atom in heads]).astype(np.float32)
-        flat = adjacency.reshape(k, n * n)
+        atoms = sorted(self.adjacency)  # the heads, and the shared-identifier atom if any
+        n, k = len(self.entity_ids), len(atoms)
+        adjacency = np.stack([self.adjacency[atom].toarray() for atom in atoms]).astype(np.float32)
+        head_rows = [atoms.index(atom) for atom in heads]
+        flat = adjacency[head_rows].reshape(len(heads), n * n)
         off_diagonal = 1.0 - np.eye(n, dtype=np.float32)
-        has_edge = (adjacency.sum(2) > 0).astype(np.float32)
+        has_edge = (adjacency[head_rows].sum(2) > 0).astype(np.float32)
         singles = adjacency * off_diagonal
         present = np.flatnonzero(singles.reshape(k, -1).any(1))
         yield (
-            [(heads[i],) for i in present],
+            [(atoms[i],) for i in present],
             flat @ singles[present].reshape(len(present), n * n).T,
             has_edge @ singles[present].sum(2).T,
         )
@@ -327,10 +373,10 @@ class RuleBound(BoundCompletion):
             paths = out_degree @ in_degree[first]
             bodies = (np.matmul(adjacency[first], adjacency) > 0) * off_diagonal
             too_many = paths > self.settings.max_body_pairs
-            self.skipped.extend((heads[first], heads[i]) for i in np.flatnonzero(too_many))
+            self.skipped.extend((atoms[first], atoms[i]) for i in np.flatnonzero(too_many))
             kept = np.flatnonzero((paths > 0) & ~too_many & bodies.reshape(k, -1).any(1))
             yield (
-                [(heads[first], heads[i]) for i in kept],
+                [(atoms[first], atoms[i]) for i in kept],
                 flat @ bodies[kept].reshape(len(kept), n * n).T,
                 has_edge @ bodies[kept].sum(2).T,
             )
@@ -338,7 +384,7 @@ class RuleBound(BoundCompletion):
     # -- scoring --------------------------------------------------------------------------------
     def knows(self, relation: str) -> bool:
         """Whether ``relation`` has edges in the bound graph."""
-        return (relation, False) in self.adjacency
+        return (relation, False) in self.heads
 
     def covers(self, relation: str, *, inverse: bool) -> bool:
         """Whether any rule predicts ``relation`` in that direction."""
@@ -350,7 +396,7 @@ class RuleBound(BoundCompletion):
         input is never its own answer (rules were mined without x = y)."""
         values = checked_weights(weights, len(self.entity_ids))
         if not self.knows(relation):
-            valid = ", ".join(sorted({r for r, _ in self.adjacency})) or "none"
+            valid = ", ".join(sorted({r for r, _ in self.heads})) or "none"
             raise LinkPredictorError(f"unknown relation {relation!r}: the graph has {valid}")
         rules = self.rules[(relation, inverse)]
         self.last_note = None if rules else f"no rule predicts {relation!r} in this direction"
@@ -375,3 +421,83 @@ def _max_product(weights: np.ndarray, adjacency: sp.csr_matrix) -> np.ndarray:
     block = adjacency[rows]
     np.maximum.at(out, block.indices, np.repeat(weights[rows], np.diff(block.indptr)))
     return out
+
+
+def shared_identifier_pairs(nodes: Iterable[Node]) -> list[tuple[str, str]]:
+    """Pairs of entities that share an identifier: one lists the other's id among its
+    ``xrefs`` property, or both list the same one. An identifier listed by more than
+    :data:`MAX_IDENTIFIER_GROUP` entities is left out (it names a group, not one thing)."""
+    holders: dict[str, set[str]] = defaultdict(set)
+    for node in nodes:
+        holders[node.id].add(node.id)
+        xrefs = node.properties.get("xrefs", ())
+        if isinstance(xrefs, str):
+            xrefs = (xrefs,)
+        for xref in xrefs:
+            holders[str(xref)].add(node.id)
+    pairs: set[tuple[str, str]] = set()
+    for group in holders.values():
+        if 2 <= len(group) <= MAX_IDENTIFIER_GROUP:
+            members = sorted(group)
+            pairs.update((a, b) for i, a in enumerate(members) for b in members[i + 1 :])
+    return sorted(pairs)
+
+
+def similar_name_pairs(nodes: Iterable[Node], k: int) -> list[tuple[str, str]]:
+    """Each entity paired with its ``k`` most similarly named entities: cosine of TF-IDF
+    vectors of the lowercase words of name and synonyms, at least
+    :data:`MIN_NAME_SIMILARITY` ("Parkinson disease 13" and "Parkinson disease 4", a
+    receptor and its ligand named for one growth factor)."""
+    listed = sorted(nodes, key=lambda node: node.id)
+    documents = [
+        sorted({w for text in (n.name, *n.synonyms) for w in _WORD.findall(text.lower())})
+        for n in listed
+    ]
+    vocabulary: dict[str, int] = {}
+    rows, columns = [], []
+    for row, words in enumerate(documents):
+        for word in words:
+            rows.append(row)
+            columns.append(vocabulary.setdefault(word, len(vocabulary)))
+    if not rows or k == 0:
+        return []
+    n = len(listed)
+    counts = sp.csr_matrix(
+        (np.ones(len(rows), dtype=np.float32), (rows, columns)), shape=(n, len(vocabulary))
+    )
+    frequency = np.asarray(counts.sum(0)).ravel()
+    tfidf = counts @ sp.diags(np.log(n / frequency).astype(np.float32))
+    norms = np.sqrt(np.asarray(tfidf.multiply(tfidf).sum(1)).ravel())
+    tfidf = sp.diags(1.0 / np.maximum(norms, 1e-12)) @ tfidf
+    tfidf = tfidf.tocsr()
+    transposed = tfidf.T.tocsc()
+    pairs: set[tuple[str, str]] = set()
+    for start in range(0, n, _SIMILARITY_CHUNK):
+        block = (tfidf[start : start + _SIMILARITY_CHUNK] @ transposed).toarray()
+        for offset, similarity in enumerate(block):
+            row = start + offset
+            similarity[row] = 0.0
+            best = np.argpartition(-similarity, min(k, n - 1) - 1)[:k] if n > k else np.arange(n)
+            for column in best[similarity[best] >= MIN_NAME_SIMILARITY].tolist():
+                a, b = listed[row].id, listed[column].id
+                pairs.add((a, b) if a < b else (b, a))
+    return sorted(pairs)
+
+
+def _symmetric_matrix(
+    pairs: Sequence[tuple[str, str]], position: Mapping[str, int]
+) -> sp.csr_matrix:
+    """The binary adjacency of ``pairs`` read both ways (no self-pairs)."""
+    n = len(position)
+    unknown = {end for pair in pairs for end in pair} - position.keys()
+    if unknown:
+        raise LinkPredictorError(
+            f"linked entity {min(unknown)!r} is not among the graph's entities"
+        )
+    ends = np.array([[position[a], position[b]] for a, b in pairs if a != b], dtype=np.int64)
+    ends = ends.reshape(-1, 2)
+    rows, columns = np.concatenate([ends, ends[:, ::-1]]).T
+    matrix = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, columns)), shape=(n, n))
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+    return matrix
