@@ -179,7 +179,8 @@ def test_calibration_job_runs_in_the_background(fresh_demo_home: Path) -> None:
     kg = Workspace(home).load(DEMO_NAME)
     model = service.resources(DEMO_NAME).retriever.predictor_id
     # the default: zero-shot ULTRA and mined rules, nothing trained
-    assert model.startswith("Ensemble(0.3×ULTRA:ultra_50g:") and "+0.7×Rules:len2:" in model
+    assert model.startswith("Ensemble[noisy-or](0.03×ULTRA:ultra_50g:")
+    assert "+1×Rules:len2:" in model
     found = calibration_store(Workspace(home)).find(
         CalibrationKey(DEMO_NAME, kg.version, model, "1p", 0.2, "crc", "none")
     )

@@ -184,12 +184,36 @@ def test_ensemble_averages_the_members_that_cover_the_direction() -> None:
     assert np.allclose(ensemble.project(weights, "s", inverse=False), 0.65)  # none: all knowing
 
 
+def test_noisy_or_keeps_the_strong_members_ranking_and_orders_the_rest_by_the_weak() -> None:
+    """p = 1 − Π (1 − wᵢ·pᵢ), weights relative to the strongest speaking member: where the
+    rules (weight 1) reach, the small ULTRA weight changes little; where only ULTRA speaks,
+    it gets the full scale."""
+    both = {("r", False)}
+    ensemble = EnsembleBound(
+        [Constant(ENTITIES, 0.5, both | {("r", True)}), Constant(ENTITIES, 0.6, both)],
+        [0.1, 1.0],
+        "noisy-or",
+    )
+    weights = np.ones(len(ENTITIES))
+    assert np.allclose(ensemble.project(weights, "r", inverse=False), 1 - (1 - 0.05) * (1 - 0.6))
+    assert np.allclose(ensemble.project(weights, "r", inverse=True), 0.5)  # alone: full scale
+
+
 def test_ensemble_refuses_bad_weights_and_mixed_versions() -> None:
     rules = RuleCompletion()
     with pytest.raises(LinkPredictorError, match="positive"):
         EnsembleCompletion([rules, rules], [1.0, 0.0])
     with pytest.raises(LinkPredictorError, match="one weight per member"):
         EnsembleCompletion([rules], [0.5, 0.5])
+    with pytest.raises(LinkPredictorError, match="noisy-or weights must be at most 1"):
+        EnsembleCompletion([rules, rules], [2.0, 1.0], "noisy-or")
+    with pytest.raises(
+        LinkPredictorError, match="unknown combination 'max'; valid: mean, noisy-or"
+    ):
+        EnsembleCompletion([rules, rules], [1.0, 1.0], "max")  # type: ignore[arg-type]
+    assert EnsembleCompletion([rules], [1.0], "noisy-or").identifier.startswith(
+        "Ensemble[noisy-or](1×Rules:"
+    )
 
 
 def test_rules_rank_held_out_umls_triples_as_measured() -> None:

@@ -44,7 +44,7 @@ class BoundCompletion(ABC):
 
     def covers(self, relation: str, *, inverse: bool) -> bool:
         """Whether the model has something to say about ``relation`` in that direction (an
-        ensemble averages only the members that do); by default, whether it knows it."""
+        ensemble combines only the members that do); by default, whether it knows it."""
         return self.knows(relation)
 
     @abstractmethod

@@ -13,7 +13,7 @@ Scores of a fuzzy input set: each rule carries the set's weights along its body 
 (``reach(y) = max_x w(x)·[body connects x and y]``), and the rules combine by noisy-or,
 ``p(y) = 1 − Π (1 − confidence · reach(y))``. On the biomedical demo KG these rules catch
 what ULTRA misses (phenotypes shared through a disease's genes or its parent class), and the
-two average well (:class:`~.ensemble.EnsembleCompletion`).
+two combine well (:class:`~.ensemble.EnsembleCompletion`).
 
 **Shared identifiers.** Besides the relations, a body may step between two entities that
 share an identifier: one lists the other's id among its ``xrefs``, or both list the same one
