@@ -5,11 +5,11 @@ Each member projects the fuzzy input set on its own. Two combinations:
 - ``mean``: the weighted average of the members that cover the relation in that direction
   (weights renormalised over them), so a relation no rule predicts is scored by ULTRA alone
   rather than halved.
-- ``noisy-or``: ``p = 1 − Π (1 − wᵢ·pᵢ)`` over the members that know the relation, weights
-  in (0, 1]. With the rules at weight 1 and ULTRA at a small weight, the rules' ranking is
-  kept and ULTRA orders what no rule reaches: the default ``ultra+rules``, which gave the
-  demo KG's calibrated sets 36 % fewer entities at target 0.8 than the average
-  (``benchmarks/completeness.py``).
+- ``noisy-or``: ``p = 1 − Π (1 − wᵢ·pᵢ)`` over the same members, weights in (0, 1] and
+  taken relative to the largest of them. With the rules at weight 1 and ULTRA at a small
+  weight, the rules' ranking is kept and ULTRA orders what no rule reaches: the default
+  ``ultra+rules``, which gave the demo KG's calibrated sets 36 % fewer entities at target
+  0.8 than the average (``benchmarks/completeness.py``).
 """
 
 from __future__ import annotations

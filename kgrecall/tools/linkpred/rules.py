@@ -22,6 +22,8 @@ names for it). The step is the virtual atom :data:`SHARED_IDENTIFIER`, symmetric
 predicted itself. Node properties are not hidden by calibration, so a stratum keeps it: a
 gene–disease edge missing from one record of a disease is predicted from the other record
 (on the demo KG twin records share 92 % of their genes and, by construction, their parents).
+Likewise :data:`SIMILAR_NAME` steps to an entity's most similarly named entities, so a
+numbered disease series or a ligand family named for one growth factor shares its edges.
 """
 
 from __future__ import annotations
