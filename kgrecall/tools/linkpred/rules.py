@@ -228,11 +228,7 @@ class RuleBound(BoundCompletion):
         #: Binary adjacency per atom: row x, column y when the atom leads from x to y.
         self.adjacency: dict[Atom, sp.csr_matrix] = {}
         for relation, (heads, tails) in pairs.items():
-            matrix = sp.csr_matrix(
-                (np.ones(len(heads), dtype=np.float32), (heads, tails)), shape=(n, n)
-            )
-            matrix.sum_duplicates()
-            matrix.data[:] = 1.0
+            matrix = _binary_matrix(heads, tails, n)
             self.adjacency[(relation, False)] = matrix
             self.adjacency[(relation, True)] = matrix.T.tocsr()
         #: The relation atoms a rule may predict; bodies may also use the entity links.
@@ -354,7 +350,7 @@ class RuleBound(BoundCompletion):
     def _score_bodies_dense(self, heads: list[Atom]) -> Iterator[ScoredBodies]:
         """As :meth:`_score_bodies_sparse`, with the same bodies and skips, in batches: the
         length-1 bodies, then the length-2 bodies of each first atom as one product."""
-        atoms = sorted(self.adjacency)  # the heads, and the shared-identifier atom if any
+        atoms = sorted(self.adjacency)  # the heads and the virtual link atoms
         n, k = len(self.entity_ids), len(atoms)
         adjacency = np.stack([self.adjacency[atom].toarray() for atom in atoms]).astype(np.float32)
         head_rows = [atoms.index(atom) for atom in heads]
@@ -498,8 +494,13 @@ def _symmetric_matrix(
             f"linked entity {min(unknown)!r} is not among the graph's entities"
         )
     ends = np.array([[position[a], position[b]] for a, b in pairs if a != b], dtype=np.int64)
-    ends = ends.reshape(-1, 2)
+    ends = ends.reshape(-1, 2)  # also when there are no pairs
     rows, columns = np.concatenate([ends, ends[:, ::-1]]).T
+    return _binary_matrix(rows, columns, n)
+
+
+def _binary_matrix(rows: Sequence[int], columns: Sequence[int], n: int) -> sp.csr_matrix:
+    """An ``n × n`` CSR matrix with 1 at each (row, column), duplicates counted once."""
     matrix = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, columns)), shape=(n, n))
     matrix.sum_duplicates()
     matrix.data[:] = 1.0
