@@ -47,6 +47,8 @@ from kgrecall.tools.names import abbreviates, common_words
 
 __all__ = [
     "MAX_NAME_WORDS",
+    "MEANINGFUL",
+    "SOURCE_WORDS",
     "SPELLING_CUTOFF",
     "TYPE_HINTS",
     "TYPE_WORDS",
@@ -58,6 +60,7 @@ __all__ = [
     "Reading",
     "Tag",
     "read",
+    "tag",
 ]
 
 #: How an error about words no tag reads begins.
@@ -88,7 +91,7 @@ TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
 _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
     (re.compile(r"great-grandchildren\b", re.I), "subclass_of", "inverse", 3),
     (re.compile(r"great-grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 3),
-    (re.compile(r"grandchildren\b", re.I), "subclass_of", "inverse", 2),
+    (re.compile(r"grandchild(?:ren)?\b", re.I), "subclass_of", "inverse", 2),
     (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
     (re.compile(r"(?:sub ?types?|subclass(?:es)?|child(?:ren)?(?: terms?)?|descendants?|"
                 r"forms?|(?:narrower|more specific) (?:terms?|classes|categories))\b", re.I),
@@ -506,7 +509,16 @@ def _spelt_out(match: re.Match[str], linker: EntityIndex) -> str:
     return match.group(0)
 
 
-def _read(question: str, linker: EntityIndex) -> Reading:
+def tag(question: str, linker: EntityIndex) -> list[Tag]:
+    """The question's tags as the phrase reader sees them, runs of unplaced words included
+    (kind ``unknown``): for a reader that fits the words to the KG's schema instead."""
+    text, _, _ = _normalized(question, linker)
+    return _Tagger(text, linker).tags()
+
+
+def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]], int]:
+    """The question rewritten into the forms the tagger reads; the spelling corrections made
+    and how many "siblings of" were spelt out."""
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _CHAT_OPENER.sub("", text)
@@ -538,6 +550,11 @@ def _read(question: str, linker: EntityIndex) -> Reading:
         lambda m: f"which {_REDUCED_RELATIVE.sub(_THAT, m.group('group'))} {m.group('rest')}",
         text,
     )
+    return text, corrected, siblings
+
+
+def _read(question: str, linker: EntityIndex) -> Reading:
+    text, corrected, siblings = _normalized(question, linker)
     tagger = _Tagger(text, linker)
     tags = tagger.tags()
     unknown = [t for t in tags if t.kind == "unknown"]
@@ -556,7 +573,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     reading.guessed, reading.corrected = guessed, corrected
     reading.broadened, reading.categories = parser.broadened, parser.categories
     # a source named in passing ("the parent HPO terms") changes nothing: no note, no flag
-    reading.ignored = [t.text for t in ignored if not _SOURCE_WORDS.issuperset(_words(t.text))]
+    reading.ignored = [t.text for t in ignored if not SOURCE_WORDS.issuperset(_words(t.text))]
     reading.siblings = bool(siblings)
     return reading
 
@@ -566,7 +583,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
 MAX_IGNORED_WORDS = 3
 #: Words never left out unread: they negate, compare, count or ask beyond the KG's relations
 #: (a question about a drug's dose is out of scope, not a question about the disease).
-_MEANINGFUL = frozenset({
+MEANINGFUL = frozenset({
     "not", "no", "nor", "never", "neither", "none", "without", "except", "excluding", "other",
     "than", "only", "lack", "lacks", "lacking", "absent", "more", "less", "most", "least",
     "fewer", "better", "best", "worse", "worst", "many", "much", "number", "count", "how", "why",
@@ -578,19 +595,19 @@ _MEANINGFUL = frozenset({
 
 
 #: Sources named in passing ("the immediate parent HPO terms"): the KG is the context anyway.
-_SOURCE_WORDS = frozenset({"go", "hpo", "mondo", "omim", "orphanet", "kg", "ontology"})
+SOURCE_WORDS = frozenset({"go", "hpo", "mondo", "omim", "orphanet", "kg", "ontology"})
 
 
 def _ignorable(text: str) -> bool:
     """Whether an unplaced run of words may be left out: every word an everyday English word
-    ("please", "listed", "records") or a source's name, none of them :data:`_MEANINGFUL`.
+    ("please", "listed", "records") or a source's name, none of them :data:`MEANINGFUL`.
     Names and terms the KG lacks are no everyday words, so a question about them is still
     refused."""
     if any(character.isdigit() for character in text):
         return False  # a number unread is a member number or a count: content
     words = _words(text)
     return bool(words) and all(
-        (w in common_words() or w in _SOURCE_WORDS) and w not in _MEANINGFUL for w in words
+        (w in common_words() or w in SOURCE_WORDS) and w not in MEANINGFUL for w in words
     )
 
 

@@ -35,7 +35,10 @@ matches in the same tier (two diseases with the name, two with the acronym) with
 ``AMBIGUITY_MARGIN`` of the best, or any fuzzy candidate scores that close, the anchor is
 marked ambiguous and the alternatives travel with the plan — never a guess presented as
 certain; a mention nothing matches above the minimum is refused, naming the closest entity.
-A question the planner cannot read is a :class:`PlanningError` that says what was missing.
+When neither reading can, the schema reader (:mod:`kgrecall.agents.schema_reading`) fits the
+question's names and relation words to the KG's type signatures and plans the cheapest tree
+as a guess (``QueryPlan.guessed``: flagged, with a note and the runner-up reading). A
+question none of them can read is a :class:`PlanningError` that says what was missing.
 ``LLMPlanner`` asks an OpenAI-compatible model instead and falls back to the offline planner
 on any error.
 """
@@ -55,6 +58,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kgrecall.agents import chart
 from kgrecall.agents.chart import TYPE_HINTS, TYPE_WORDS
+from kgrecall.agents.schema_reading import read_by_schema
 from kgrecall.errors import NotFoundError, UnreadableQuestionError
 from kgrecall.grounding import EntityExtractor
 from kgrecall.kg import GraphStore, KGError
@@ -224,13 +228,18 @@ class QueryPlan(BaseModel):
     #: A yes/no question's entity ("Is LRRK2 associated with PD8?": LRRK2): the answer is
     #: yes when the query's answers hold it.
     candidate: AnchorLink | None = None
+    #: The tree was fitted to the KG's type signatures from the question's names and
+    #: relation words (its phrase structure was not recognised): a guess to check.
+    guessed: bool = False
 
     @property
     def ambiguous(self) -> bool:
         """Whether the reading needs the user's check: an anchor with close alternatives, a
-        relation guessed from an unknown wording by embedding similarity, or words left out."""
+        relation guessed from an unknown wording by embedding similarity, words left out, or
+        a tree guessed from the schema."""
         return (
-            any(anchor.ambiguous for anchor in self.anchors)
+            self.guessed
+            or any(anchor.ambiguous for anchor in self.anchors)
             or any(relation.method == "embedding" for relation in self.relations)
             or bool(self.unread)
         )
@@ -314,9 +323,44 @@ class OfflinePlanner:
             try:
                 return self._reading()._patterns(question, text)
             except PlanningError as error:
+                guessed = self._by_schema(question, text)
+                if guessed is not None:
+                    return guessed
                 # the words neither reading knows, else the patterns' reason (it names the
                 # closest entity or relation)
                 raise (unread if str(unread).startswith(chart.UNREAD) else error) from None
+
+    def _by_schema(self, question: str, text: str) -> QueryPlan | None:
+        """The last resort: the question's names and relation words fitted to the KG's type
+        signatures (:mod:`kgrecall.agents.schema_reading`), planned as a guess."""
+        reading = read_by_schema(text, self.linker, self.store, self.signatures, chart.MEANINGFUL)
+        if reading is None:
+            return None
+        anchors = [
+            AnchorLink(mention=mention, id=e.id, name=e.name, type=e.type, score=round(e.score, 4))
+            for mention, e in reading.anchors
+        ]
+        relations = [
+            RelationLink(phrase=words or f"{hop.source} → {hop.target}", relation=hop.relation,
+                         inverse=hop.inverse, method="lexicon" if words else "signature")
+            for hop, words in reading.hops
+        ]  # fmt: skip
+        notes = [
+            "guessed: the question's phrase structure was not recognised, so its names and "
+            "relation words were fitted to the KG's type signatures — check this reading"
+        ]
+        if reading.runner_up is not None:
+            notes.append(f"another reading: {reading.runner_up}")
+        candidate, tree = None, reading.query
+        if reading.candidate is not None:
+            mention, e = reading.candidate
+            candidate = AnchorLink(mention=mention, id=e.id, name=e.name, type=e.type,
+                                   score=round(e.score, 4))  # fmt: skip
+            notes.append(f"a yes/no question: yes when {e.name} is among the answers")
+            tree = self._either_way(reading.query, e.id, notes)
+        return QueryPlan.of(question, tree, reading.answer_type, anchors, relations,
+                            notes=notes, unread=reading.unplaced, candidate=candidate,
+                            guessed=True)  # fmt: skip
 
     def _reading(self) -> OfflinePlanner:
         """A per-question copy (the planner is shared between threads)."""

@@ -104,6 +104,11 @@ def template_report(
             others = ", ".join(f"{a['name']} ({a['id']})" for a in anchor.alternatives)
             text += f"; ambiguous — also possible: {others}"
         lines.append(text + ".")
+    if plan.guessed:
+        lines.append(
+            "Guessed: the question's phrase structure was not recognised, so its names and "
+            "relation words were fitted to the KG's type signatures — check this reading."
+        )
     for relation in plan.relations:
         if relation.method == "embedding":
             lines.append(
