@@ -72,7 +72,7 @@ MAX_NAME_WORDS = 10
 TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"(?:{p})\b", re.IGNORECASE), t)
     for p, t in [
-        (r"go terms?|biological process(?:es)?|process(?:es)?|go processes", "go_term"),
+        (r"go terms?|biological process(?:es)?|process(?:es)?|go process(?:es)?", "go_term"),
         (r"genes?", "gene"),
         (r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?", "protein"),
         (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
@@ -386,7 +386,11 @@ _EPONYM_WORD = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
 NOUNS = ("entity", "type")
 #: Type words that after a name (or a list of names) say which record is meant: "the LRRK2
 #: and SNCA proteins", "the protein of SHH".
+#: A relation phrase that opens a relative clause ("that feature", "which cause").
+_RELATIVE_PHRASE = re.compile(r"(?:that|which)\s", re.IGNORECASE)
 _RECORD_WORDS = frozenset({"gene", "genes", "protein", "proteins", "gene product", "gene products"})
+#: A protein's role in the singular after its name: the name's protein ("the RET receptor").
+_ROLE_WORDS = frozenset({"receptor", "co-receptor", "coreceptor", "ligand"})
 
 Kind = Literal[
     "entity", "relation", "type", "conj", "relative", "aux", "wh", "filler", "possessive",
@@ -594,8 +598,12 @@ MEANINGFUL = frozenset({
 })  # fmt: skip
 
 
-#: Sources named in passing ("the immediate parent HPO terms"): the KG is the context anyway.
-SOURCE_WORDS = frozenset({"go", "hpo", "mondo", "omim", "orphanet", "kg", "ontology"})
+#: Sources named in passing ("the immediate parent HPO terms", "in the disease hierarchy"):
+#: the KG and its structure are the context anyway.
+SOURCE_WORDS = frozenset({
+    "go", "hpo", "mondo", "omim", "orphanet", "kg", "ontology", "graph", "database",
+    "hierarchy", "classification", "taxonomy",
+})  # fmt: skip
 
 
 def _ignorable(text: str) -> bool:
@@ -1212,6 +1220,12 @@ def _record_of(head: Tag | None, joint: Tag | None, entity: Tag | None) -> bool:
     )
 
 
+def _category_kind(tag: Tag) -> str:
+    """The node type a plural category name's members have (a disease where one reading is)."""
+    kinds = {e.type for e in tag.entities}
+    return "disease" if "disease" in kinds else sorted(kinds)[0]
+
+
 def _noun_relation(tag: Tag) -> bool:
     """Whether a relation phrase opens a noun phrase ("the subtypes of X", "symptoms of X")."""
     return tag.kind == "relation" and bool(tag.relation) and tag.text.lower().endswith(" of")
@@ -1336,8 +1350,7 @@ class _Parser:
             raise self.fail("a type word or an entity")
         if tag.kind == "entity" and top and self._category(tag):
             # "Which ataxias are linked to ATXN2": the plural names the kind of answers
-            kinds = {e.type for e in tag.entities}
-            kind = "disease" if "disease" in kinds else sorted(kinds)[0]
+            kind = _category_kind(tag)
             self.broadened.append((tag.text, kind))
             self.categories.append(tag)
             tag = Tag("type", tag.text, tag.start, tag.end, node_type=kind)
@@ -1381,6 +1394,21 @@ class _Parser:
             )
             and all(e.type in ("disease", "phenotype", "go_term") for e in tag.entities)
         )
+
+    @staticmethod
+    def _plural_category(phrase: Phrase) -> bool:
+        """Whether ``phrase`` is one plural category name ("the inherited dystonias"): a
+        name matched through its plural, of a disease, phenotype or GO class."""
+        if len(phrase.mentions) != 1:
+            return False
+        tag = phrase.mentions[0].tag
+        return (
+            tag.text.endswith("s")
+            and bool(tag.entities)
+            and all(e.match == "normalized" and not e.name.lower().endswith("s")
+                    for e in tag.entities)
+            and all(e.type in ("disease", "phenotype", "go_term") for e in tag.entities)
+        )  # fmt: skip
 
     def _noun_relation(self, phrase: Phrase, top: bool) -> Phrase:
         """ "subtypes of X", "parent terms of X": the type word is the relation."""
@@ -1627,7 +1655,20 @@ class _Parser:
                             hint="inverse" if members else None)  # fmt: skip
                 phrase = Phrase(head=tag, clauses=[Clause(joint, phrase)])
             tag = self.peek()
-        if phrase is not named and self.kind() == "relative":
+        relative = tag is not None and (
+            tag.kind == "relative"
+            or (tag.kind == "relation" and bool(_RELATIVE_PHRASE.match(tag.text)))
+        )
+        if phrase is named and relative and self._plural_category(phrase):
+            # "the parkinsonian disorders that present with dystonia": the members of the
+            # category the clause narrows (a named entity's clause belongs above it)
+            category = phrase.mentions[0].tag
+            head = Tag("type", category.text, category.start, category.end,
+                       node_type=_category_kind(category))  # fmt: skip
+            joint = Tag("relation", "of", category.start, category.end, hint="inverse")
+            phrase = Phrase(head=head, clauses=[Clause(joint, named)])
+            self.clauses(phrase, top=False, first=True)
+        elif phrase is not named and self.kind() == "relative":
             self.clauses(phrase, top=False, first=False)
         elif (
             phrase is not named
@@ -1644,13 +1685,24 @@ class _Parser:
         """ "the LRRK2 and SNCA proteins", "the PARK1 and PARK8 genes": a record word after a
         list of two or more names, each naming such a record (a locus name also names its
         disease), says which records are meant (no relation). After one name the word may be
-        the answers ("which SHH proteins")."""
+        the answers ("which SHH proteins"), but a role in the singular that ends the noun
+        phrase is the name's own ("the RET receptor", "the NGF ligand": RET, NGF; not "FGF8
+        receptor genes", "progranulin a ligand for")."""
         tag = self.peek()
+        after = self.peek(1)
+        role = (
+            tag is not None
+            and tag.text.lower() in _ROLE_WORDS
+            and len(phrase.mentions) == 1
+            # "a ligand for", "receptor genes": the role goes on into a joint or a type
+            and not (after is not None and after.kind == "type")
+            and not (after is not None and after.kind == "relation" and not after.relation)
+        )
         if (
             tag is None
             or tag.kind != "type"
-            or tag.text.lower() not in _RECORD_WORDS
-            or len(phrase.mentions) < 2
+            or (tag.text.lower() not in _RECORD_WORDS and not role)
+            or (len(phrase.mentions) < 2 and not role)
             or not all(
                 any(e.type == tag.node_type for e in m.tag.entities) for m in phrase.mentions
             )

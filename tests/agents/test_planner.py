@@ -541,8 +541,38 @@ def up(levels: int, inner: dict[str, object], relation: str = "subclass_of") -> 
     return inner
 
 
-#: Wordings of the later writers (dev2, dev3), written anew for the tests.
+KALLMANN = "ORPHA:478"
+
+#: Wordings of the later writers (dev2, dev3, fresh3), written anew for the tests.
 _FURTHER_WRITERS = [
+        # a role in the singular after a name is the name's own protein, unless it goes on
+        ("Which ligands bind the RET receptor?", project("interacts_with", entity(RET), True)),
+        ("Which proteins does the SHH ligand bind?",
+         project("interacts_with", entity("uniprot:Q15465"))),
+        ("Which FGF8 receptor genes are associated with Kallmann syndrome?",
+         {"op": "intersect", "inputs": [
+             project("encodes", project("interacts_with", entity("uniprot:P55075")), True),
+             project("associated_with", entity(KALLMANN), True),
+         ]}),
+        # the KG's structure named in passing ("in the disease hierarchy") changes nothing
+        ("What are the subtypes of Parkinson disease in the disease hierarchy?",
+         project("subclass_of", entity(PD), True)),
+        # a relative clause after a plural category narrows its members; after a named
+        # entity it belongs to the answers
+        ("Which genes are associated with the parkinsonian disorders that present with "
+         "dystonia?",
+         project("associated_with", {"op": "intersect", "inputs": [
+             project("subclass_of", entity("MONDO:0021095"), True),
+             project("has_phenotype", entity(DYSTONIA), True),
+         ]}, True)),
+        ("Which genes are associated with Parkinson disease 4 that have dystonia?",
+         {"op": "intersect", "inputs": [
+             project("associated_with", entity(PD4), True),
+             project("has_phenotype", entity(DYSTONIA), True),
+         ]}),
+        # "GO process" is a type word, not the source GO and a process
+        ("Which GO process is a subtype of macroautophagy?",
+         project("subclass_of", entity(MACROAUTOPHAGY), True)),
         # a number of levels up or down the hierarchy is that many hops
         ("What terms sit three levels above ankle clonus in HPO?", up(3, entity(ANKLE_CLONUS))),
         ("Walk up two levels from ankle clonus: which term do you reach?",
