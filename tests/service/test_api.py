@@ -64,6 +64,15 @@ def test_query_as_in_the_spec(client: TestClient) -> None:
     }  # fmt: skip
 
 
+def test_a_guessed_reading_is_flagged_in_the_response(client: TestClient) -> None:
+    # no reader knows "act on": the schema reader's tree comes back marked as a guess
+    body = client.post("/v1/query", json={"query": "Which ligands act on TrkA or TrkB?"}).json()
+    assert body["plan"]["guessed"] is True
+    assert any(note.startswith("guessed: ") for note in body["notes"])
+    assert "Guessed: the question's phrase structure was not recognised" in body["answer"]
+    assert {a["name"] for a in body["answers"]} >= {"NGF", "BDNF"}
+
+
 def test_structured_query_and_ground(client: TestClient) -> None:
     reply = client.post("/v1/query/structured", json={"query": TREE, "recall_target": 0.9})
     assert reply.status_code == 200 and reply.json()["answers"][0]["name"] == "SNCA"
