@@ -180,7 +180,8 @@ _DEFINITIONS = [
         "ontology is_a",
         verb="is a subtype of",
         question_phrases=(
-            (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|specific forms?|"
+            (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|"
+             r"(?:more )?specific (?:forms?|types?|kinds?|terms?)|"
              r"descendants?|narrower terms?) of|(?:are |is )?(?:more specific|narrower) than|"
              r"falls? (?:under|into|within)|belongs? to|"
              r"(?:are |is )?(?:classed|classified|categori[sz]ed) (?:as|under)|"

@@ -570,6 +570,9 @@ _FURTHER_WRITERS = [
              project("associated_with", entity(PD4), True),
              project("has_phenotype", entity(DYSTONIA), True),
          ]}),
+        # "more specific forms of X" are X's subtypes ("more" is no comparison here)
+        ("Show me the more specific forms of Parkinson disease.",
+         project("subclass_of", entity(PD), True)),
         # "GO process" is a type word, not the source GO and a process
         ("Which GO process is a subtype of macroautophagy?",
          project("subclass_of", entity(MACROAUTOPHAGY), True)),
