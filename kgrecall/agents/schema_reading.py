@@ -5,16 +5,18 @@ question, its tags still say which entities it names, which answer type it asks 
 relation words it holds. This reader fits them to the KG's type signatures: every small query
 tree — a chain of up to three hops from each anchor to the answer type, the anchors' chains met
 by intersection or union, or met at an intermediate type and followed by up to two more hops —
-is costed by the relation words it uses and leaves unused, the hops no word names (a hop the
-types imply, gene → disease, costs less than one they leave open, a subtype or a parent), the
-type words it passes by ("ALS genes": through genes), the joiner ("or": a union) and whether
-it has answers at all. The cheapest tree is planned as a guess: the plan says so, lists the
-words left out and the runner-up reading.
+is costed by the steps no relation word names (a hop the types imply, gene → disease, costs
+less than one they leave open, a subtype or a parent), the type words it passes by ("ALS
+genes": through genes), the joiner ("or": a union) and whether it has answers at all. The
+cheapest tree is planned as a guess: the plan says so, lists the words left out and the
+runner-up reading.
 
 It refuses (returns ``None``, and the planner reports the earlier reason) what it cannot fit
 honestly: no entity named, more than :data:`MAX_ANCHORS`, a word beyond the KG's relations
-among the unplaced ones (a negation, a drug, a count), a relation or a type the KG does not
-hold, too much of the question unplaced, or no tree below :data:`MAX_COST`.
+among the unplaced ones (a negation, a drug, a count) or one that is no everyday English, a
+relation or a type the KG does not hold, too much of the question unplaced, neither a type
+word nor a relation word, a relation word no hop of the best tree takes, or no tree below
+:data:`MAX_COST`.
 """
 
 from __future__ import annotations
@@ -43,8 +45,7 @@ __all__ = ["MAX_ANCHORS", "MAX_COST", "SchemaReading", "read_by_schema"]
 
 #: Most entities one question may name for this reader.
 MAX_ANCHORS = 3
-#: The cheapest tree must cost less than this to be planned (an empty tree costs
-#: ``EMPTY_COST`` alone; two relation words left unused cost 4).
+#: The cheapest tree must cost less than this to be planned (two open hops cost 4).
 MAX_COST = 4.0
 #: What a tree with no answers costs.
 EMPTY_COST = 1.5
@@ -52,7 +53,8 @@ EMPTY_COST = 1.5
 #: them), and one they leave open (several relations, or a hierarchy hop's direction).
 IMPLIED_HOP_COST = 1.0
 OPEN_HOP_COST = 2.0
-#: A relation word (or one repeat of it: "two levels down") no hop of the tree uses.
+#: A relation word (or one repeat of it: "two levels down") no hop of the tree uses, while
+#: trees are compared (the tree planned must use every required word).
 UNUSED_WORD_COST = 2.0
 #: A type word beside an anchor ("ALS genes") that no chain from it passes through.
 PASSED_TYPE_COST = 1.0
@@ -62,8 +64,6 @@ OTHER_RECORD_COST = 0.5
 JOINER_COST = 1.0
 #: A tree whose last hop no word names, when no type word says what the answers are.
 OPEN_END_COST = 0.5
-#: Meeting at an intermediate type before the last hops, against parallel chains.
-MEETING_COST = 0.0
 #: Unplaced words allowed: at most this many, and at most half the question's words.
 MAX_UNPLACED_WORDS = 4
 #: How many of the cheapest chains per anchor, and of the cheapest trees, are kept.
@@ -394,7 +394,7 @@ class _Fitter:
                 for chains in itertools.product(*to_meeting):
                     for tail in tails:
                         tree = _Tree(list(zip(readings, chains, strict=True)), tail, self.op)
-                        trees.append(self._costed(tree, MEETING_COST))
+                        trees.append(self._costed(tree))
         return trees
 
     def _cheapest(
@@ -453,9 +453,9 @@ class _Fitter:
         hint = self.hinted if hop.relation == "interacts_with" and self.hinted else word.hint
         return hint is None or hop.inverse == (hint == "inverse")
 
-    def _costed(self, tree: _Tree, extra: float = 0.0) -> _Tree:
+    def _costed(self, tree: _Tree) -> _Tree:
         steps, named, unused = self._match(tree)
-        cost = extra + UNUSED_WORD_COST * unused
+        cost = UNUSED_WORD_COST * unused
         for key, words in zip(steps, named, strict=True):
             hop = key[-1]
             assert isinstance(hop, Hop)
