@@ -58,7 +58,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from kgrecall.agents import chart
 from kgrecall.agents.chart import TYPE_HINTS, TYPE_WORDS
-from kgrecall.agents.schema_reading import read_by_schema
+from kgrecall.agents.schema_reading import GUESSED, read_by_schema
 from kgrecall.errors import NotFoundError, UnreadableQuestionError
 from kgrecall.grounding import EntityExtractor
 from kgrecall.kg import GraphStore, KGError
@@ -345,10 +345,7 @@ class OfflinePlanner:
                          inverse=hop.inverse, method="lexicon" if words else "signature")
             for hop, words in reading.hops
         ]  # fmt: skip
-        notes = [
-            "guessed: the question's phrase structure was not recognised, so its names and "
-            "relation words were fitted to the KG's type signatures — check this reading"
-        ]
+        notes = [f"guessed: {GUESSED}"]
         if reading.runner_up is not None:
             notes.append(f"another reading: {reading.runner_up}")
         candidate, tree = None, reading.query

@@ -38,11 +38,17 @@ from kgrecall.tools import (
     QueryNode,
     UnionQuery,
     execute_sets,
+    fold,
 )
 from kgrecall.tools.names import common_words
 
-__all__ = ["MAX_ANCHORS", "MAX_COST", "SchemaReading", "read_by_schema"]
+__all__ = ["GUESSED", "MAX_ANCHORS", "MAX_COST", "SchemaReading", "read_by_schema"]
 
+#: What a plan and its report say of a tree this reader guessed.
+GUESSED = (
+    "the question's phrase structure was not recognised, so its names and relation words "
+    "were fitted to the KG's type signatures — check this reading"
+)
 #: Most entities one question may name for this reader.
 MAX_ANCHORS = 3
 #: The cheapest tree must cost less than this to be planned (two open hops cost 4).
@@ -503,9 +509,11 @@ def _chain(node: QueryNode, hops: Iterable[Hop]) -> QueryNode:
 
 def _describe(node: QueryNode, store: GraphStore) -> str:
     """A tree in short words: ``associated_with⁻¹(subclass_of⁻¹(Parkinson disease))``."""
-    if isinstance(node, EntityQuery):
-        return store.get_node(node.id).name if store.has_node(node.id) else node.id
-    if isinstance(node, ProjectQuery):
-        return f"{node.relation}{'⁻¹' if node.inverse else ''}({_describe(node.input, store)})"
-    joiner = " ∩ " if isinstance(node, IntersectQuery) else " ∪ "
-    return "(" + joiner.join(_describe(part, store) for part in node.inputs) + ")"
+    return fold(
+        node,
+        lambda e: store.get_node(e.id).name if store.has_node(e.id) else e.id,
+        lambda hop, inner: f"{hop.relation}{'⁻¹' if hop.inverse else ''}({inner})",
+        lambda join, parts: (
+            "(" + (" ∩ " if isinstance(join, IntersectQuery) else " ∪ ").join(parts) + ")"
+        ),
+    )

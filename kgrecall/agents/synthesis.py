@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from kgrecall.agents.planner import QueryPlan
+from kgrecall.agents.schema_reading import GUESSED
 from kgrecall.calibration import Completeness
 from kgrecall.grounding import AssertedPair, ClaimResult, EntityExtractor, EntityMention, Label
 from kgrecall.kg import GraphStore
@@ -105,10 +106,7 @@ def template_report(
             text += f"; ambiguous — also possible: {others}"
         lines.append(text + ".")
     if plan.guessed:
-        lines.append(
-            "Guessed: the question's phrase structure was not recognised, so its names and "
-            "relation words were fitted to the KG's type signatures — check this reading."
-        )
+        lines.append(f"Guessed: {GUESSED}.")
     for relation in plan.relations:
         if relation.method == "embedding":
             lines.append(
