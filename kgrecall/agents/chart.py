@@ -156,30 +156,44 @@ _LEVELS = re.compile(
     re.IGNORECASE,
 )
 #: "Going up three levels from X, which term do you reach?" → "which term is three levels
-#: above X" (any "the HPO hierarchy" or "in GO" on the way is context).
+#: above X" (any "the HPO hierarchy" or "in GO" on the way is context); the start may come
+#: first ("X -> go up three levels in HPO, which term do you land on?"), and the question may
+#: be a sentence of its own ("… from X. Where do you end up?").
+_CLIMB_WALK = (
+    r"(?:go(?:ing)?|walk(?:ing)?|mov(?:e|ing)|climb(?:ing)?|step(?:ping)?)\s+"
+    r"(?:(?P<way1>up|down)\s+)?(?P<n>\w+)\s+(?P<unit>(?:part[_ ]of\s+)?(?:levels?|steps?))"
+    r"(?:\s+(?P<way2>up|down))?"
+)
+#: Where the walk goes: "the HPO hierarchy", "in GO", "in the disease tree".
+_CLIMB_IN = r"(?:\s+(?:in\s+)?(?:GO|HPO|(?:the\s+)?[\w-]+\s+(?:hierarchy|tree|ontology)))?"
+_CLIMB_ASKED = (
+    r"\s*(?:[,:;.?]|\s[-–—])\s*"
+    r"(?P<wh>which|what|where)(?:\s+(?P<t>(?!(?:do|would|will|does|can)\b)[\w-]+"
+    r"(?:\s+(?!(?:do|would|will|does|can)\b)[\w-]+)?))?\s+"
+    r"(?:do|would|will|does|can)\s+(?:you|one|I|we)\s+"
+    r"(?:reach|land(?:\s+(?:on|at|in))?|get\s+to|arrive\s+at|end\s+up(?:\s+(?:at|on|with|in))?|"
+    r"hit|come\s+to)$"
+)
 _CLIMB = re.compile(
-    r"^(?:go(?:ing)?|walk(?:ing)?|mov(?:e|ing)|climb(?:ing)?|step(?:ping)?)\s+"
-    r"(?:(?P<way1>up|down)\s+)?(?P<n>\w+)\s+(?P<unit>(?:part[_ ]of\s+)?(?:levels?|steps?))\s+"
-    r"(?:(?P<way2>up|down)\s+)?(?:(?:the\s+)?[\w-]+\s+(?:hierarchy|tree|ontology)\s+)?"
-    r"from\s+(?P<x>.+?)(?:\s+in\s+(?:GO|HPO|the\s+\w+))?\s*(?:[,:;]|\s[-–—])\s*"
-    r"(?P<wh>which|what)\s+(?P<t>[\w-]+(?:\s+[\w-]+)?)\s+(?:do|would|will|does|can)\s+"
-    r"(?:you|one|I|we)\s+"
-    r"(?:reach|land on|get to|arrive at|end up (?:at|on|with)|hit|come to)$",
+    rf"^{_CLIMB_WALK}{_CLIMB_IN}\s+from\s+(?P<x>.+?){_CLIMB_IN}{_CLIMB_ASKED}", re.IGNORECASE
+)
+_CLIMB_START_FIRST = re.compile(
+    rf"^(?:(?:start(?:ing)?\s+)?(?:from|at)\s+)?(?P<x>.+?)\s*(?:->|→|:|,|\s[-–—])\s*"
+    rf"(?:then\s+)?{_CLIMB_WALK}{_CLIMB_IN}{_CLIMB_ASKED}",
     re.IGNORECASE,
 )
 
 
 def _climbed(text: str) -> str:
     """A walk through the hierarchy asked as a destination, read as a relation phrase."""
-    match = _CLIMB.match(text)
+    match = _CLIMB.match(text) or _CLIMB_START_FIRST.match(text)
     if match is None:
         return text
     way = (match.group("way1") or match.group("way2") or "up").lower()
     where = "above" if way == "up" else "below"
-    return (
-        f"{match.group('wh')} {match.group('t')} is {match.group('n')} {match.group('unit')} "
-        f"{where} {match.group('x')}"
-    )
+    asked = match.group("t") or "term"
+    wh = "which" if match.group("wh").lower() == "where" else match.group("wh")
+    return f"{wh} {asked} is {match.group('n')} {match.group('unit')} {where} {match.group('x')}"
 
 
 #: What two things may share in a question: "shares genes with", "sharing a phenotype with".
@@ -225,7 +239,7 @@ _PRONOUN = re.compile(
     re.IGNORECASE,
 )
 #: Adjectives that only say "of the topic": "its associated genes" are the topic's genes.
-_OF_ADJECTIVES = r"(?:(?:associated|linked|related|causal|causative|corresponding)\s+)"
+_OF_ADJECTIVES = r"(?:(?:associated|linked|related|causal|causative|corresponding|encoded)\s+)"
 _POSSESSIVE_PRONOUN = re.compile(rf"\b(?:their|its)\s+{_OF_ADJECTIVES}?(\w[\w-]*)", re.I)
 #: "For X, what are the associated genes": the genes of X.
 _IMPLIED_OF = re.compile(rf"\bthe\s+{_OF_ADJECTIVES}({_TYPE_WORD})", re.IGNORECASE)
@@ -379,6 +393,8 @@ _MUTATIONS_IN = re.compile(
 )
 #: "the APP gene's product" is "the APP gene product"
 _GENE_PRODUCT = re.compile(r"\bgene['’]s\s+(?=products?\b)", re.IGNORECASE)
+#: "the TH gene's protein": the TH protein.
+_GENE_PROTEIN = re.compile(r"\s+gene['’]s\s+(?:encoded\s+)?(?=proteins?\b)", re.IGNORECASE)
 
 #: A capitalised word (no symbol): "Huntington" of "Huntington's".
 _EPONYM_WORD = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
@@ -528,7 +544,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _CHAT_OPENER.sub("", text)
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
-    text = _GENE_PRODUCT.sub("gene ", text)
+    text = _GENE_PRODUCT.sub("gene ", _GENE_PROTEIN.sub(" ", text))
     text = _MUTATIONS_IN.sub(_unless_asked, text)
     text, siblings = _SIBLINGS.subn("children of the parents of", text)
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
@@ -772,10 +788,12 @@ _STEP_BOUNDARY = re.compile(
     re.IGNORECASE,
 )
 _STEP = re.compile(rf"^(?P<verb>{_STEP_VERB})\s+(?P<object>\S.*)$", re.IGNORECASE)
-#: A step's reference to the one before: "their genes", "those diseases", "they're", "them";
+#: A step's reference to the one before: "their (clinical) features", "those diseases",
+#: "they're", "them";
 #: a noun right before it ("diseases those genes are linked to") makes it a relative clause.
 _ANAPHOR = re.compile(
-    r"\b(?:(?P<possessive>their|its)\s+(?P<word>\w[\w-]*)"
+    r"\b(?:(?P<possessive>their|its)\s+(?P<word>(?:(?:clinical|main|key|known|typical|"
+    r"reported|encoded|associated|linked)\s+)?\w[\w-]*)"
     r"|(?P<before>(?<=\w)(?<!\bof)(?<!\bto)(?<!\bby)(?<!\bfor)(?<!\bwith)\s)?"
     r"(?:(?:those|these)\s+\w[\w-]*|they(?P<are>['’]re|\s+are)?|them)\b)",
     re.IGNORECASE,
@@ -809,7 +827,8 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
     is neither a word of the relation and type vocabulary or of a relation phrase of the text
     ("coding for" is no misspelt "encoding"), nor a name, nor an everyday English word, within
     ``SPELLING_CUTOFF`` of one vocabulary word ("asociated" → "associated"), else, unless it
-    is a word of some name, of one entity name of one word ("tremmor" → "tremor"); then a
+    is a word of some name, of one entity name of one word ("tremmor" → "tremor") or, from six
+    letters, of a word of some name ("esential" → "essential"); then a
     capitalised word of six letters or more, or the last part of a hyphenated one, that no
     name holds, within the same cutoff of a word of some name ("Huntingon", "alpha-synuclien")."""
     corrected: list[tuple[str, str]] = []
@@ -830,6 +849,9 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
             close = difflib.get_close_matches(
                 word, linker.one_word_names, n=1, cutoff=SPELLING_CUTOFF
             )
+        if not close and len(word) >= 6 and word not in linker.name_words:
+            # "esential tremor": a misspelt word of a longer name, written in lower case
+            close = difflib.get_close_matches(word, linker.name_words, n=1, cutoff=SPELLING_CUTOFF)
         if not close:
             return word
         corrected.append((word, close[0]))
@@ -903,8 +925,12 @@ class _Tagger:
             and (
                 t.text.lower() in _TOGETHER
                 # "are SNCA, LRRK2 and GBA1 all linked to": "all" after a subject list
+                # (and its type word: "do apoE, apoB and APP proteins all bind")
                 or (t.text.lower() == "all" and 0 < i < len(tags) - 1
-                    and tags[i - 1].kind == "entity" and tags[i + 1].kind == "relation")
+                    and tags[i + 1].kind == "relation"
+                    and (tags[i - 1].kind == "entity"
+                         or (i > 1 and tags[i - 1].kind == "type"
+                             and tags[i - 2].kind == "entity")))
             )
         }  # fmt: skip
         return [t for t in tags if t.kind != "filler"]
@@ -1043,7 +1069,9 @@ class _Tagger:
             return eponym[:1].isupper() and (listed or not re.match(r"[\w\u0370-\u03ff]", after))
         for index in (start, end - 1):
             word = self.word(index)
-            if not re.match(r"[\w\u0370-\u03ff]", word) or word.lower() in _STOP:
+            # a capital letter ending a name is no article: "filamin A", "apolipoprotein E"
+            lettered = index == end - 1 > start and len(word) == 1 and word.isupper()
+            if not re.match(r"[\w\u0370-\u03ff]", word) or (word.lower() in _STOP and not lettered):
                 return False
         if end - start == 1:
             word = self.word(start)
@@ -1668,8 +1696,9 @@ class _Parser:
             joint = Tag("relation", "of", category.start, category.end, hint="inverse")
             phrase = Phrase(head=head, clauses=[Clause(joint, named)])
             self.clauses(phrase, top=False, first=True)
-        elif phrase is not named and self.kind() == "relative":
-            self.clauses(phrase, top=False, first=False)
+        elif phrase is not named and relative:
+            # "NBIA subtypes that feature dystonia": the clause is about the subtypes
+            self.clauses(phrase, top=False, first=self.kind() != "relative")
         elif (
             phrase is not named
             and not phrase.head

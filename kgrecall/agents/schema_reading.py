@@ -84,6 +84,8 @@ _LIGHT_WORDS = frozenset({"have", "has", "had", "having", "show", "shows"})
 _LIGAND = re.compile(r"ligands?\b", re.IGNORECASE)
 _RECEPTOR = re.compile(r"(?:co-?)?receptors?\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+")
+#: One word of letters (and hyphens).
+_ONE_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 #: A walk along a hierarchy ("three levels down"): its direction is the walk's own.
 _WALK = re.compile(r"\b(?:levels?|steps?|generations?)\b", re.IGNORECASE)
 
@@ -238,13 +240,18 @@ def read_by_schema(
 
 
 def _unplaced_runs(tags: list[chart.Tag]) -> list[str]:
-    """The runs of unplaced words, but those before a type word: a modifier of the kind
-    asked for ("Frizzled/LRP receptors") narrows it, and the type word is read."""
+    """The runs of unplaced words, but those before a type word — a modifier of the kind
+    asked for ("Frizzled/LRP receptors") narrows it, and the type word is read — and a single
+    word right after the question word: the kind asked for, named by a term the KG has no
+    type for ("Which neurotrophins bind …"), whose type the relations then decide."""
     return [
         tag.text
-        for tag, following in zip(tags, [*tags[1:], None], strict=True)
+        for previous, tag, following in zip(
+            [None, *tags[:-1]], tags, [*tags[1:], None], strict=True
+        )
         if (tag.kind == "unknown" or (tag.kind == "entity" and tag.fuzzy))
         and not (following is not None and following.kind == "type" and following.node_type)
+        and not (previous is not None and previous.kind == "wh" and _ONE_WORD.fullmatch(tag.text))
     ]
 
 

@@ -49,6 +49,7 @@ from kgrecall.tools.name_tables import NameTables, is_symbol
 from kgrecall.tools.names import (
     FILLERS,
     abbreviates,
+    acronym,
     americanize,
     bag_of_folded,
     common_words,
@@ -93,6 +94,8 @@ _QUALIFIER_PENALTY = 0.03
 _SHARED: weakref.WeakKeyDictionary[GraphStore, EntityIndex] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
 _ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
+#: "VLDL receptor": a symbol (two to eight letters and digits) and the word receptor.
+_RECEPTOR_OF = re.compile(r"(?P<symbol>[A-Za-z][A-Za-z0-9]{1,7})[- ]receptor", re.IGNORECASE)
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
 #: "THAP1-related dystonia", "PLA2G6-associated neurodegeneration": a disease named by its gene.
@@ -342,7 +345,7 @@ class EntityIndex:
     ) -> list[LinkedEntity]:
         found = self._tiered(mention, node_types)
         if found:
-            return found
+            return self._spelt_first(mention, found, node_types)
         for bare in _bare_forms(mention, bare_eponyms=bare_eponyms):
             found = self._tiered(bare, node_types)
             if found:
@@ -357,7 +360,57 @@ class EntityIndex:
             or self._slashed(mention, node_types)
             or self._compound(mention, node_types)
             or self._adjectival(mention, node_types)
+            or self._receptor(mention, node_types)
         )
+
+    def _spelt_first(
+        self, mention: str, found: list[LinkedEntity], node_types: Collection[str] | None
+    ) -> list[LinkedEntity]:
+        """ "PSP": an abbreviation that records carry as a synonym (the "Classic progressive
+        supranuclear palsy syndrome" record, the PSPN protein) but that spells another
+        clinical entity's own name ("Progressive supranuclear palsy") names that entity first,
+        at the same score — when one entity is so spelt, or one far better connected than the
+        others (:data:`ACRONYM_DOMINANCE`); unchanged when a record found is itself so named."""
+        text = mention.strip()
+        if not (text.isalpha() and text.isupper() and 2 <= len(text) <= 6):
+            return found
+        if any(
+            fold(e.name) == fold(text) or (e.type in _ACRONYM_TYPES and abbreviates(text, e.name))
+            for e in found
+        ):
+            return found  # "CMT": the Charcot-Marie-Tooth disease record
+        allowed = self._allowed(node_types)
+        known = {e.id for e in found}
+        spelt = [
+            e
+            for e in self._entities(self._tiers["acronym"].get(text, []), "acronym", allowed)
+            if e.id not in known and acronym(e.name) == text and not any(map(str.isdigit, e.name))
+        ]  # a numbered member ("Cataract 11, multiple types") is not what letters alone name
+        if not spelt:
+            return found
+        spelt.sort(key=lambda e: -self.degree(e.id))
+        if len(spelt) > 1 and self.degree(spelt[0].id) < ACRONYM_DOMINANCE * max(
+            self.degree(spelt[1].id), 1
+        ):
+            return found  # "DRD" spells "DNA repair disease" as well: no one entity
+        return [replace(spelt[0], score=found[0].score), *found]
+
+    def _receptor(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "VLDL receptor", "EGF receptor": a ligand's symbol and "receptor" → the gene or
+        protein whose symbol is that symbol with an R and whose name says it is a receptor
+        (VLDLR, "very low density lipoprotein receptor"), at the acronym tier's score."""
+        match = _RECEPTOR_OF.fullmatch(mention.strip())
+        if match is None:
+            return []
+        symbol = match.group("symbol") + "R"
+        return [
+            replace(e, score=_TIER_SCORE["acronym"], exact=False, match="acronym")
+            for e in self._tiered(symbol, node_types)
+            if e.match == "name"
+            and e.type in _SYMBOL_TYPES
+            and e.name.casefold() == symbol.casefold()
+            and any("receptor" in fold(name) for name in self._names[self._position[e.id]])
+        ]
 
     def _adjectival(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "dystonic features", "myokymic twitching", "choreic": a clinical adjective (with a

@@ -946,3 +946,52 @@ def test_records_are_chosen_by_name_gloss_and_kind(service: QueryService) -> Non
     # an abbreviation's gloss in brackets is the name read
     plan = planner.plan("What are the features of DRD (dopa-responsive dystonia)?")
     assert [a.id for a in plan.anchors] == ["MONDO:0016812"]
+
+
+PILL_ROLLING, HEREDITARY_ATAXIA = "HP:0025387", "MONDO:0100309"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a walk through the hierarchy asked as where one ends up, the start first or last
+        ("Walk two steps up the HPO hierarchy from pill-rolling tremor. Where do you end up?",
+         project("subclass_of", project("subclass_of", entity(PILL_ROLLING)))),
+        ("pill-rolling tremor -> climb two levels, which term do you reach?",
+         project("subclass_of", project("subclass_of", entity(PILL_ROLLING)))),
+        # "their encoded proteins" are the proteins the genes encode
+        ("SNCA or GBA1 — what do their encoded proteins interact with?",
+         project("interacts_with", {"op": "union", "inputs": [
+             project("encodes", entity(SNCA)), project("encodes", entity("NCBIGene:2629"))]})),
+        # "all" after a list and its type word asks what they have in common
+        ("What do NGF, BDNF and NTF4 proteins all bind?",
+         {"op": "intersect", "inputs": [project("interacts_with", entity(e)) for e in
+                                        ("uniprot:P01138", "uniprot:P23560", "uniprot:P34130")]}),
+        # a relative clause after a compound head ("X subtypes that …") is about the subtypes
+        ("Which genes are linked to hereditary ataxia subtypes that feature dystonia?",
+         project("associated_with", {"op": "intersect", "inputs": [
+             project("subclass_of", entity(HEREDITARY_ATAXIA), True),
+             project("has_phenotype", entity(DYSTONIA), True)]}, True)),
+        # a later step's "their clinical features" are those of the step before
+        ("Find the diseases linked to both SNCA and LRRK2, then tell me their clinical features.",
+         project("has_phenotype", {"op": "intersect", "inputs": [
+             project("associated_with", entity(SNCA)),
+             project("associated_with", entity("NCBIGene:120892"))]})),
+        # "the X gene's protein" is the X protein
+        ("Which receptors does the NGF gene's protein bind?",
+         project("interacts_with", entity("uniprot:P01138"))),
+        # "<ligand symbol> receptor" is the receptor whose symbol adds an R
+        ("Which proteins bind the VLDL receptor?",
+         project("interacts_with", entity("uniprot:P98155"), True)),
+        # a capital letter ending a name is no article
+        ("Which proteins does filamin A bind?",
+         project("interacts_with", entity("uniprot:P21333"))),
+        # a misspelt word of a longer name, in lower case
+        ("list the subtypes of esential tremor",
+         project("subclass_of", entity("MONDO:0003233"), True)),
+    ],
+)  # fmt: skip
+def test_questions_of_the_tenth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected

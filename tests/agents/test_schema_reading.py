@@ -92,6 +92,22 @@ def test_unplaced_words_beyond_the_kgs_relations_are_refused(planner: OfflinePla
     assert read_by_schema(beyond, *args) is None
 
 
+def test_an_unknown_word_after_the_question_word_names_the_kind_asked(
+    planner: OfflinePlanner,
+) -> None:
+    # "neurotrophins" is no type word and no everyday word: as the question's own noun it
+    # names the kind asked, and the relations decide its type (the heads of interactions)
+    args = (planner.linker, planner.store, planner.signatures, chart.MEANINGFUL)
+    reading = read_by_schema("Which neurotrophins bind the receptor encoded by NTRK2?", *args)
+    assert reading is not None and reading.answer_type == "protein"
+    assert reading.query.model_dump() == project(
+        "interacts_with", project("encodes", entity("NCBIGene:4915")), inverse=True
+    )
+    # the same term anywhere else is still content the KG lacks
+    elsewhere = "Which proteins bind the receptor encoded by NTRK2 in neurotrophins?"
+    assert read_by_schema(elsewhere, *args) is None
+
+
 def test_restated_relation_words_are_one_requirement_unless_chained(
     planner: OfflinePlanner,
 ) -> None:

@@ -418,3 +418,45 @@ def test_a_british_spelling_also_finds_the_entity_named_in_american() -> None:
     )
     found = EntityIndex(store).lookup("generalised dystonia")
     assert [(e.id, e.match) for e in found] == [("H:GD", "name"), ("D:GD", "normalized")]
+
+
+def test_an_abbreviation_spelling_an_entitys_own_name_names_it_first() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("ORPHA:683", "disease", "Progressive supranuclear palsy"),
+            Node("ORPHA:240071", "disease", "Classic progressive supranuclear palsy syndrome",
+                 synonyms=("PSP",)),
+            Node("P:PSPN", "protein", "PSPN", synonyms=("PSP",)),
+            Node("D:CMT", "disease", "Charcot-Marie-Tooth disease", synonyms=("CMT",)),
+            Node("D:CAT", "disease", "Cataract 11, multiple types"),
+            Node("D:DRD", "disease", "dopa-responsive dystonia"),
+            Node("D:DNA", "disease", "DNA repair disease"),
+            Node("D:ADDRD", "disease", "Autosomal dominant dopa-responsive dystonia",
+                 synonyms=("DRD",)),
+        ]
+    )  # fmt: skip
+    index = EntityIndex(store)
+    found = index.lookup("PSP")
+    # "PSP" spells the Orphanet record's own name; the records with it as a synonym follow
+    assert found[0].id == "ORPHA:683" and found[0].score == found[1].score
+    assert {e.id for e in found[1:]} == {"ORPHA:240071", "P:PSPN"}
+    # a record found is itself so named ("CMT" abbreviates Charcot-Marie-Tooth disease): as
+    # it was, and a numbered member the letters also spell is not added
+    assert [e.id for e in index.lookup("CMT")] == ["D:CMT"]
+    # two entities spell "DRD", neither dominant: no guess between them
+    assert [e.id for e in index.lookup("DRD")] == ["D:ADDRD"]
+
+
+def test_a_ligand_symbol_and_receptor_name_the_receptor_symbol() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("G:VLDLR", "gene", "VLDLR", synonyms=("very low density lipoprotein receptor",)),
+            Node("G:SETR", "gene", "SETR", synonyms=("set domain protein",)),
+        ]
+    )
+    index = EntityIndex(store)
+    [found] = index.lookup("VLDL receptor")
+    assert (found.id, found.match) == ("G:VLDLR", "acronym")
+    assert index.lookup("SET receptor") == []  # SETR is no receptor by its name
