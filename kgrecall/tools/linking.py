@@ -366,19 +366,21 @@ class EntityIndex:
     def _spelt_first(
         self, mention: str, found: list[LinkedEntity], node_types: Collection[str] | None
     ) -> list[LinkedEntity]:
-        """ "PSP": an abbreviation that records carry as a synonym (the "Classic progressive
-        supranuclear palsy syndrome" record, the PSPN protein) but that spells another
-        clinical entity's own name ("Progressive supranuclear palsy") names that entity first,
+        """ "PSP": an abbreviation that clinical records carry as a synonym (the "Classic
+        progressive supranuclear palsy syndrome" record) but that spells another clinical
+        entity's own name ("Progressive supranuclear palsy") names that entity first,
         at the same score — when one entity is so spelt, or one far better connected than the
         others (:data:`ACRONYM_DOMINANCE`); unchanged when a record found is itself so named."""
         text = mention.strip()
         if not (text.isalpha() and text.isupper() and 2 <= len(text) <= 6):
             return found
-        if any(
+        if not any(e.type in _ACRONYM_TYPES for e in found) or any(
             fold(e.name) == fold(text) or (e.type in _ACRONYM_TYPES and abbreviates(text, e.name))
             for e in found
         ):
-            return found  # "CMT": the Charcot-Marie-Tooth disease record
+            # only a gene's alias ("PCA" of FLVCR1): no clinical name meant; "CMT": the
+            # Charcot-Marie-Tooth disease record is itself so named
+            return found
         allowed = self._allowed(node_types)
         known = {e.id for e in found}
         spelt = [
@@ -602,12 +604,18 @@ class EntityIndex:
             return self._entities(by_id, "id", allowed)
         folded = fold(text)
         hits = list(self._tiers["name"].get(folded, []))
-        hits += [
+        symbols = [
             entry
             for entry in self._symbols.get(folded.replace(" ", ""), [])
             if (any(c.isdigit() for c in text) and not any(c.isspace() for c in text))
             or _same_symbol(entry[1], text)
         ]
+        # "NT-3" is neurotrophin 3's symbol as written, "NT3" SORT1's: a symbol written as
+        # the mention is keeps out those equal only up to dashes and dots
+        written = [entry for entry in symbols if entry[1].casefold() == text.casefold()]
+        if written or any(name.casefold() == text.casefold() for _, name in hits):
+            symbols = written
+        hits += symbols
         if hits:
             found = self._entities(hits, "name", allowed)
             if found:

@@ -115,8 +115,10 @@ MESH_LABELS = [
 MESH_SUPPLEMENTARY = [
     "C000609690\tdeutetrabenazine\tSD-809|Austedo\tD013747",
     "C000002\tbevonium\t\tD001561",  # mapped to a descriptor outside the chemical branch
-    # a human protein: its names without species and "protein"; codes and disease names out
-    "C495280\tSNCA protein, human\tNACP protein, human|alpha-synuclein protein, human|"
+    # a human protein: its names without species and "protein"; codes and disease names out,
+    # but a code written with a hyphen before its number kept, after the names
+    "C495280\tSNCA protein, human\tNACP protein, human|SN-1 protein, human|"
+    "alpha-synuclein protein, human|"
     "synuclein, alpha, human|Parkinson disease 1 protein, human|paralysis agitans, human\tD051844",
     "C000003\tXYZ1 protein, human\txyzzin protein, human\tD051844",  # not an HGNC symbol
     "C000004\tSnca protein, mouse\tsynuclein protein, mouse\tD051844",  # not human
@@ -200,7 +202,7 @@ def test_mesh_table_keeps_protein_names_of_one_gene(derived: Path) -> None:
     # a UniProt mapping is resolved to its HGNC gene; over-long entry terms are dropped
     assert rows["D000002"].hgnc_id == "HGNC:7" and rows["D000002"].synonyms == ("Short Name",)
     concept = rows["C495280"]
-    assert concept.names == ("alpha-synuclein", "synuclein, alpha")
+    assert concept.names == ("alpha-synuclein", "synuclein, alpha", "SN-1")
     assert (concept.hgnc_id, concept.uniprot) == ("HGNC:11138", ("P37840",))
 
 

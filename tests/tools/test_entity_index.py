@@ -434,6 +434,8 @@ def test_an_abbreviation_spelling_an_entitys_own_name_names_it_first() -> None:
             Node("D:DNA", "disease", "DNA repair disease"),
             Node("D:ADDRD", "disease", "Autosomal dominant dopa-responsive dystonia",
                  synonyms=("DRD",)),
+            Node("G:FLVCR1", "gene", "FLVCR1", synonyms=("PCA",)),
+            Node("D:PCA", "disease", "Posterior column ataxia"),
         ]
     )  # fmt: skip
     index = EntityIndex(store)
@@ -446,6 +448,8 @@ def test_an_abbreviation_spelling_an_entitys_own_name_names_it_first() -> None:
     assert [e.id for e in index.lookup("CMT")] == ["D:CMT"]
     # two entities spell "DRD", neither dominant: no guess between them
     assert [e.id for e in index.lookup("DRD")] == ["D:ADDRD"]
+    # only a gene carries "PCA": no clinical name is meant ("the PCA plot")
+    assert [e.id for e in index.lookup("PCA")] == ["G:FLVCR1"]
 
 
 def test_a_ligand_symbol_and_receptor_name_the_receptor_symbol() -> None:
@@ -460,3 +464,19 @@ def test_a_ligand_symbol_and_receptor_name_the_receptor_symbol() -> None:
     [found] = index.lookup("VLDL receptor")
     assert (found.id, found.match) == ("G:VLDLR", "acronym")
     assert index.lookup("SET receptor") == []  # SETR is no receptor by its name
+
+
+def test_a_name_written_with_its_hyphen_wins_over_an_alias_without_it() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("P:NTF3", "protein", "NTF3", synonyms=("neurotrophin 3", "NT-3")),
+            Node("P:SORT1", "protein", "SORT1", synonyms=("sortilin 1", "NT3")),
+            Node("H:1", "phenotype", "Rigidity"),
+        ]
+    )
+    # SORT1 is the better connected: only the hyphen tells them apart
+    store.add_edges([Edge("P:SORT1", "interacts_with", "P:NTF3")])
+    index = EntityIndex(store)
+    assert [e.id for e in index.lookup("NT-3")] == ["P:NTF3"]
+    assert [e.id for e in index.lookup("NT3")] == ["P:SORT1"]

@@ -320,7 +320,10 @@ def derive_mesh_gene_table(
     symbol> protein, human"): their names ("dardarin protein, human", "spatacsin protein,
     human") without the species and the word "protein" — the trivial names many proteins have
     no descriptor for. Symbol-like names ("PARK8", "GS27") are left out: HGNC's alias and
-    previous symbols hold those, and a short code from MeSH would be one more false link.
+    previous symbols hold those, and a short code from MeSH would be one more false link. A
+    code written with a hyphen before its number is kept ("NT-3", neurotrophin 3): that is
+    how papers write the protein, and the linker prefers a name as written over another
+    gene's alias without the hyphen (SORT1's "NT3").
     So are names of a disease in ``mondo_rows`` (the derived MONDO table) or with a disease
     word in them: MeSH names some proteins after their disease ("spastic paraplegia 11
     protein", "myelodysplasia syndrome 1 protein")."""
@@ -409,15 +412,21 @@ def _supplementary_protein_rows(
             _skip(skipped, "human protein concept whose symbol is not an approved one")
             continue
         hgnc_id, uniprot = gene_of_symbol[label["symbol"]]
-        names = []
+        names, codes = [], []
         for term in cells[2].split("|"):
             name = _HUMAN_PROTEIN_NAME.fullmatch(term.strip())
-            if not name or not _WORD_LIKE.search(name["name"]) or len(term) > MESH_MAX_TERM_CHARS:
+            if not name or len(term) > MESH_MAX_TERM_CHARS:
+                continue
+            code = bool(_HYPHENATED_CODE.fullmatch(name["name"]))
+            if not code and not _WORD_LIKE.search(name["name"]):
                 continue
             if name["name"].casefold() in disease_names or _DISEASE_WORD.search(name["name"]):
                 _skip(skipped, "protein name that is a disease name")
+            elif code:
+                codes.append(name["name"])  # after the names: a name labels the row
             else:
                 names += _protein_name_forms(name["name"])
+        names += codes
         if names:
             rows.append((cells[0], names[0], "|".join(dict.fromkeys(names[1:])), hgnc_id, uniprot))
     return rows
@@ -456,6 +465,8 @@ _DISEASE_WORD = re.compile(
 )
 #: A name rather than a code: a run of four lower-case letters ("prorenin", "spatacsin").
 _WORD_LIKE = re.compile(r"[a-z]{4}")
+#: A protein's short name as papers write it, capitals, a hyphen and a number: "NT-3".
+_HYPHENATED_CODE = re.compile(r"[A-Z]{2,4}-\d{1,2}")
 
 
 def derive_mesh_term_table(
