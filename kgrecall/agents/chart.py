@@ -211,7 +211,7 @@ _SHARING = re.compile(
 )
 #: "Of the disorders …, which are …", "Among the genes of …, which ones have …".
 _PARTITIVE = re.compile(
-    r"^(?:of|among)\s+the\s+(?P<group>[^,]+),\s*(?:which|what)(?:\s+ones)?\s+(?P<rest>.+)$",
+    r"^(?:of|among)\s+the\s+(?P<group>[^,]+),\s*(?:which|what)(?:\s+ones?)?\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
 #: Any type word.
@@ -345,6 +345,32 @@ _CHAT_OPENER = re.compile(
     r"^\s*(?:(?:quick\s+)?(?:q|question)|hey|hi|hello|ok(?:ay)?|so)\s*(?:[:,]|\s[-–—])\s*",
     re.IGNORECASE,
 )
+#: "I need …", "I'd like …", "can you give me …": a request to list.
+_REQUEST = re.compile(
+    r"^\s*(?:i\s+(?:need|want|would\s+like)|i['’]d\s+like|"
+    r"(?:can|could)\s+you\s+(?:please\s+)?(?:give|list|show|get)(?:\s+me)?|"
+    r"please\s+(?:give|list|show|get)(?:\s+me)?)\s+(?:(?:a|the)\s+(?:full\s+)?list\s+of\s+)?",
+    re.IGNORECASE,
+)
+#: "the full symptom list for X": the symptoms of X.
+_LIST_FOR = re.compile(
+    r"\b(?:the\s+)?(?:(?:full|complete|whole)\s+)?(?P<noun>symptom|phenotype|feature|gene|"
+    r"disease|sign)\s+list\s+(?:for|of)\b",
+    re.IGNORECASE,
+)
+#: "genes that have myoclonus annotated", "where X and Y are recorded": the annotation
+#: verb after the term says nothing more than "have".
+_ANNOTATED_AFTER = re.compile(
+    r"\b(?P<verb>have|has|having|with)\s+(?P<term>[^,;]+?)\s+(?:annotated|recorded|listed|"
+    r"documented)$",
+    re.IGNORECASE,
+)
+_WHERE_ANNOTATED = re.compile(
+    r"\bwhere\s+(?P<term>[^,;]+?)\s+(?:is|are)\s+(?:annotated|recorded|listed|documented)$",
+    re.IGNORECASE,
+)
+#: "annotated both to A and to B": annotated to both A and B.
+_BOTH_TO = re.compile(r"\bannotated\s+both\s+to\s+(?P<a>.+?)\s+and\s+to\s+", re.IGNORECASE)
 #: "what binds TrkB? ligands only pls": an answer type said after the question.
 _AFTERTHOUGHT_TYPE = re.compile(
     rf"^(?P<wh>what|who)\s+(?P<rest>[^?]+?)\s*\?\s*(?:(?:just|only)\s+)?(?P<type>{_TYPE_WORD})"
@@ -405,6 +431,8 @@ NOUNS = ("entity", "type")
 #: A relation phrase that opens a relative clause ("that feature", "which cause").
 _RELATIVE_PHRASE = re.compile(r"(?:that|which)\s", re.IGNORECASE)
 _RECORD_WORDS = frozenset({"gene", "genes", "protein", "proteins", "gene product", "gene products"})
+#: Roles in the plural: after a possessive ("NGF's receptors") they ask for the partners.
+_PLURAL_ROLES = frozenset({"receptors", "co-receptors", "coreceptors", "ligands"})
 #: A protein's role in the singular after its name: the name's protein ("the RET receptor").
 _ROLE_WORDS = frozenset({"receptor", "co-receptor", "coreceptor", "ligand"})
 
@@ -541,7 +569,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     and how many "siblings of" were spelt out."""
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
-    text = _CHAT_OPENER.sub("", text)
+    text = _REQUEST.sub("list ", _CHAT_OPENER.sub("", text))
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", _GENE_PROTEIN.sub(" ", text))
@@ -563,6 +591,10 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _procedure(text)
     text = _CATEGORY_OF.sub(_categories_of, text)
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
+    text = _ANNOTATED_AFTER.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
+    text = _WHERE_ANNOTATED.sub(lambda m: f"that have {m.group('term')}", text)
+    text = _BOTH_TO.sub(lambda m: f"annotated to both {m.group('a')} and ", text)
+    text = _LIST_FOR.sub(lambda m: f"the {m.group('noun')}s of", text)
     text = _WHOSE_RECORDS.sub("that have", _AS_KIND.sub("", text))
     text = _shared(text)
     text = _WHICH_OF.sub(lambda m: f"{m.group(1)} ", text)
@@ -1062,6 +1094,10 @@ class _Tagger:
         """Whether a span could be a name: it starts and ends on a content word, or ends on
         an eponym's possessive with no noun after it ("young-onset Parkinson's?"), or with a
         list going on ("Huntington's and Wilson's disease": the noun is shared)."""
+        inner = [self.word(i) for i in range(start + 1, end - 1)]
+        last = self.word(end - 1)
+        if any(w in ("'s", "’s") for w in inner) and last.lower() in _PLURAL_ROLES:
+            return False  # "NGF's receptors" are the receptors of NGF, not NGFR's name
         if end - start > 1 and self.word(end - 1) in ("'s", "’s"):
             after = self.word(end) if end < len(self.tokens) else ""
             eponym = self.word(end - 2)
@@ -1651,6 +1687,9 @@ class _Parser:
             self.at += 1
             head = self.peek()
             self.at += 1
+            if tag.hyphen and phrase.mentions[0].tag.text.endswith("-"):
+                # "TREM2- and TYROBP-associated disorders": those of each
+                phrase.joiners = ["or" if j == "and" else j for j in phrase.joiners]
             return Phrase(head=head, clauses=[Clause(tag, phrase)])
         # compound heads, innermost first: "NBIA subtype genes" are the genes of the subtypes
         # of NBIA, "FGF8 receptor genes" those of FGF8's receptors; a relative clause after

@@ -96,6 +96,18 @@ _GENERIC_VERBS = frozenset(
     {"have", "has", "having", "show", "shows", "showing", "carry", "carries", "carrying"}
 )
 #: How a refusal of clauses that ask for different kinds of answers begins.
+#: The end of a sentence inside a question ("… shuffling gait. YOPD genes with …"), not of
+#: an abbreviation ("i.e.", "e.g.", "vs.").
+_SENTENCE_END = re.compile(
+    r"(?<=[A-Za-z0-9)][.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\bcf\.)\s+(?=\S)"
+)
+#: A reference back to an earlier sentence: "that sign", "this gene", "it", "they".
+_BACK_REFERENCE = re.compile(
+    r"\b(?:(?:that|this|these|those|the\s+same)\s+(?:signs?|symptoms?|features?|phenotypes?|"
+    r"findings?|genes?|diseases?|disorders?|conditions?|proteins?|terms?|processes)|"
+    r"it|its|they|them|their)\b",
+    re.IGNORECASE,
+)
 _MIXED_KINDS = "the question's clauses ask for different kinds of answers"
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
 MIN_RELATION_SIMILARITY = 0.35
@@ -315,6 +327,10 @@ class OfflinePlanner:
         if not text:
             raise PlanningError("the question is empty")
         self.refuse_negation(text)
+        sentences = _SENTENCE_END.split(text)
+        # "Planning a dementia panel. Genes implicated in bvFTD?": the sentences before the
+        # question set the scene; read without them when the whole cannot be read
+        asked = sentences[-1].rstrip("?.! ").strip() if len(sentences) > 1 else None
         try:
             return self._reading()._phrases(question, text)
         except PlanningError as unread:
@@ -323,12 +339,36 @@ class OfflinePlanner:
             try:
                 return self._reading()._patterns(question, text)
             except PlanningError as error:
+                if asked:
+                    plan = self._asked_alone(question, asked, " ".join(sentences[:-1]))
+                    if plan is not None:
+                        return plan
                 guessed = self._by_schema(question, text)
                 if guessed is not None:
                     return guessed
                 # the words neither reading knows, else the patterns' reason (it names the
                 # closest entity or relation)
                 raise (unread if str(unread).startswith(chart.UNREAD) else error) from None
+
+    def _asked_alone(self, question: str, asked: str, context: str) -> QueryPlan | None:
+        """The plan of a question's last sentence read alone, with a note saying what was
+        taken as context; ``None`` when it cannot be read either, or refers back to the
+        context ("… annotated with that sign"): then it is no question of its own."""
+        if _BACK_REFERENCE.search(asked):
+            return None
+        plan: QueryPlan | None
+        try:
+            plan = self._reading()._phrases(question, asked)
+        except PlanningError:
+            try:
+                plan = self._reading()._patterns(question, asked)
+            except PlanningError:
+                plan = self._by_schema(question, asked)
+        if plan is not None:  # flagged: what the context says is not checked
+            plan.notes.insert(0, f"read the last sentence as the question; {context!r} before "
+                                 "it was taken as context, not read")  # fmt: skip
+            plan.unread.insert(0, context)
+        return plan
 
     def _by_schema(self, question: str, text: str) -> QueryPlan | None:
         """The last resort: the question's names and relation words fitted to the KG's type

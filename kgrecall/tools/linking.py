@@ -94,6 +94,8 @@ _QUALIFIER_PENALTY = 0.03
 _SHARED: weakref.WeakKeyDictionary[GraphStore, EntityIndex] = weakref.WeakKeyDictionary()
 _SHARED_LOCK = threading.Lock()
 _ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
+#: An abbreviation in the plural, alone or ending a name: "HSPs", "complex HSPs".
+_ACRONYM_PLURAL = re.compile(r"(?P<singular>(?:.+\s)?[A-Z][A-Z0-9]{1,5})s")
 #: "VLDL receptor": a symbol (two to eight letters and digits) and the word receptor.
 _RECEPTOR_OF = re.compile(r"(?P<symbol>[A-Za-z][A-Za-z0-9]{1,7})[- ]receptor", re.IGNORECASE)
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
@@ -354,7 +356,8 @@ class EntityIndex:
                     for e in found
                 ]
         return (
-            self._numbered(mention, node_types)
+            self._plural_acronym(mention, node_types)
+            or self._numbered(mention, node_types)
             or self._gene_qualified(mention, node_types)
             or self._expanded(mention, node_types)
             or self._slashed(mention, node_types)
@@ -396,6 +399,23 @@ class EntityIndex:
         ):
             return found  # "DRD" spells "DNA repair disease" as well: no one entity
         return [replace(spelt[0], score=found[0].score), *found]
+
+    def _plural_acronym(
+        self, mention: str, node_types: Collection[str] | None
+    ) -> list[LinkedEntity]:
+        """ "HSPs", "complex HSPs": a clinical abbreviation in the plural → the disease,
+        phenotype or GO term its singular names, as a normalised match."""
+        match = _ACRONYM_PLURAL.fullmatch(mention.strip())
+        if match is None:
+            return []
+        return [
+            replace(e, score=min(e.score, _TIER_SCORE["normalized"]), exact=False,
+                    match="normalized" if e.match in ("id", "name") else e.match)
+            for e in self._tiered(match.group("singular"), node_types)
+            # letters that only spell names ("CAs") stay unread, and a gene's symbol has no
+            # plural ("OGCs" are crises, not SLC25A11's alias OGC)
+            if e.match != "acronym" and e.type in _ACRONYM_TYPES
+        ]  # fmt: skip
 
     def _receptor(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "VLDL receptor", "EGF receptor": a ligand's symbol and "receptor" → the gene or

@@ -39,7 +39,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/5"
+FORMAT = "kgrecall-name-tables/6"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -47,6 +47,9 @@ Entry = tuple[int, str]
 _ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
+#: Three or more eponyms joined by hyphens before "syndrome" or "disease": abbreviated by
+#: the eponyms' initials alone (GSS, CMT).
+_EPONYMS = re.compile(r"^(?P<parts>[A-Z]\w+(?:[-–][A-Z]\w+){2,})\s+(?:syndrome|disease)$")
 #: GO's "dopamine secretion, neurotransmission": biologists write "dopamine secretion" or
 #: "dopamine release" (GO defines it as the regulated release of dopamine by a cell).
 _NEUROTRANSMISSION = re.compile(r"^(?P<what>.+) secretion, neurotransmission$", re.IGNORECASE)
@@ -272,3 +275,7 @@ def _add_name(
         initials = acronym_of_folded(folded.split())
         if initials:
             entries["acronym"][initials].append(entry)
+        eponyms = _EPONYMS.match(name)
+        if eponyms:  # "Gerstmann-Straussler-Scheinker syndrome": GSS
+            parts = re.split(r"[-–]", eponyms.group("parts"))
+            entries["acronym"]["".join(part[0] for part in parts).upper()].append(entry)

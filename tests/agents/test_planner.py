@@ -995,3 +995,51 @@ def test_questions_of_the_tenth_writer_classes(
     service: QueryService, question: str, expected: dict[str, object]
 ) -> None:
     assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+YOPD, CHOREA_SIGN, TREMOR = "ORPHA:2828", "HP:0002072", "HP:0001337"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # an annotation verb after the term says "have"; "where X is recorded" too
+        ("Which genes of young-onset Parkinson disease have dystonia annotated?",
+         {"op": "intersect", "inputs": [project("associated_with", entity(YOPD), True),
+                                        project("has_phenotype", entity(DYSTONIA), True)]}),
+        ("I need young-onset Parkinson disease genes where tremor is recorded.",
+         {"op": "intersect", "inputs": [project("associated_with", entity(YOPD), True),
+                                        project("has_phenotype", entity(TREMOR), True)]}),
+        # a request ("could you give me") and "the full symptom list for X"
+        ("Could you give me the full symptom list for Perry syndrome?",
+         project("has_phenotype", entity(PERRY))),
+        # "X's receptors" (plural, after a possessive) are X's partners, not NGFR's name
+        ("What are BDNF's receptors?", project("interacts_with", entity("uniprot:P23560"))),
+        # "X- and Y-associated disorders": those of each
+        ("What disease classes do the SNCA- and LRRK2-associated disorders fall under?",
+         project("subclass_of", {"op": "union", "inputs": [
+             project("associated_with", entity(SNCA)),
+             project("associated_with", entity("NCBIGene:120892"))]})),
+    ],
+)  # fmt: skip
+def test_questions_of_the_eleventh_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_sentences_before_the_question_are_context_unless_it_refers_back(
+    service: QueryService,
+) -> None:
+    planner = service.resources("demo").planner
+    plan = planner.plan("Reviewing a movement disorder panel. Which genes are implicated in "
+                        "Perry syndrome?")  # fmt: skip
+    assert plan.query.model_dump() == project("associated_with", entity(PERRY), True)
+    # flagged, and the note says what was not read
+    assert plan.ambiguous and plan.unread == ["Reviewing a movement disorder panel."]
+    assert plan.notes[0].startswith("read the last sentence as the question")
+    # "that sign" refers back: the question is read whole, the sign named before it
+    plan = planner.plan("Patient has chorea. Which diseases are linked to the genes annotated "
+                        "with that sign?")  # fmt: skip
+    assert CHOREA_SIGN in {a.id for a in plan.anchors}
+    assert not any(note.startswith("read the last sentence") for note in plan.notes)

@@ -480,3 +480,30 @@ def test_a_name_written_with_its_hyphen_wins_over_an_alias_without_it() -> None:
     index = EntityIndex(store)
     assert [e.id for e in index.lookup("NT-3")] == ["P:NTF3"]
     assert [e.id for e in index.lookup("NT3")] == ["P:SORT1"]
+
+
+def test_an_abbreviation_in_the_plural_names_what_its_singular_names() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:HSP", "disease", "hereditary spastic paraplegia", synonyms=("HSP",)),
+            Node("D:CHSP", "disease", "complex hereditary spastic paraplegia",
+                 synonyms=("complex HSP",)),
+            Node("D:CA", "disease", "Choreoacanthocytosis"),
+            Node("D:AMC", "disease", "Arthrogryposis multiplex congenita"),
+            Node("G:SLC25A11", "gene", "SLC25A11", synonyms=("OGC",)),
+        ]
+    )  # fmt: skip
+    index = EntityIndex(store)
+    [found] = index.lookup("HSPs")
+    assert (found.id, found.match, found.exact) == ("D:HSP", "normalized", False)
+    assert [e.id for e in index.lookup("complex HSPs")] == ["D:CHSP"]
+    # letters that only spell names are no abbreviation in the plural, nor is a gene symbol
+    assert index.lookup("CAs") == [] and index.lookup("OGCs") == []
+
+
+def test_hyphenated_eponyms_are_abbreviated_without_syndrome() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes([Node("D:GSS", "disease", "Gerstmann-Straussler-Scheinker syndrome")])
+    [found] = EntityIndex(store).lookup("GSS")
+    assert (found.id, found.match) == ("D:GSS", "acronym")
