@@ -274,9 +274,11 @@ _CONTEXT = re.compile(
 #: "… does the Gene Ontology distinguish", "… does the KG list", "… in GO": the KG is the
 #: context anyway.
 _SOURCES = (
-    r"(?:GO|gene ontology|HPO|human phenotype ontology|MONDO|KG|knowledge graph|graph|ontology|"
-    r"database)"
+    r"(?:GO|gene ontology|HPO|human phenotype ontology|MONDO|Orphanet|OMIM|KG|knowledge graph|"
+    r"graph|ontology|database)"
 )
+#: "Orphanet's young-onset PD": the source's record of a name is the name.
+_SOURCE_POSSESSIVE = re.compile(rf"\b{_SOURCES}['’]s\s+(?=\S)", re.IGNORECASE)
 _SOURCE_CONTEXT = re.compile(
     rf"\s+(?:(?:does|do)\s+(?:the\s+)?{_SOURCES}\s+(?:distinguish|list|define|have|"
     r"recogni[sz]e|contain|include|record|hold|know)|(?:in|within|according to)\s+(?:the\s+)?"
@@ -586,7 +588,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _climbed(text)
     # "In which diseases is X seen" → "which diseases is X seen in"
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
-    text = _SOURCE_CONTEXT.sub("", text)
+    text = _SOURCE_CONTEXT.sub("", _SOURCE_POSSESSIVE.sub("", text))
     text = _resolved(text)
     text = _procedure(text)
     text = _CATEGORY_OF.sub(_categories_of, text)
@@ -696,7 +698,7 @@ def _resolved(text: str) -> str:
     if match is None or _STEP.match(match.group("topic") or ""):
         return text  # "take X's genes; list their diseases" is a procedure
     topic, rest = (match.group("named") or match.group("topic")).strip(), match.group("rest")
-    topic = _statement_topic(topic, rest)
+    topic = _collected(_LOOK_AT.sub("", _statement_topic(topic, rest)))
     steps = _STEP_BOUNDARY.split(rest)
     if len(steps) > 1 and all(map(_STEP.match, steps)):
         # a procedure ("PMEs: take the subtypes, pull their genes, …"): the topic is what
@@ -749,6 +751,25 @@ def _statement_topic(topic: str, rest: str) -> str:
     return topic
 
 
+#: "Look at the genes for …": the topic is what is looked at.
+_LOOK_AT = re.compile(r"^(?:look\s+at|consider|starting\s+with)\s+", re.IGNORECASE)
+#: A set put first to work on: "the genes for A and B", "all genes linked to A and B".
+_COLLECTED = re.compile(
+    rf"^(?P<head>(?:(?:all|every|each)\s+)?(?:the\s+)?(?:{_TYPE_WORD})\s+(?:for|of|behind|"
+    r"linked\s+to|associated\s+with)\s+)(?P<names>(?!both\b).+\sand\s.+)$",
+    re.IGNORECASE,
+)
+
+
+def _collected(topic: str) -> str:
+    """A set put first for later steps to work on, "the genes for HDL1 and HDL2", is the
+    genes of each ("… for HDL1 or HDL2"), unless "both" says they must share them."""
+    match = _COLLECTED.match(topic)
+    if match is None:
+        return topic
+    return match.group("head") + re.sub(r"\band\b", "or", match.group("names"))
+
+
 def _about(topic: str, rest: str) -> str | None:
     """``rest`` with its reference to ``topic`` spelt out (see :func:`_resolved`); None when
     it has none."""
@@ -780,7 +801,7 @@ def _procedure(text: str) -> str:
     result = ""
     for number, step in enumerate(parsed):
         assert step is not None
-        found = step.group("object")
+        found = step.group("object") if number else _collected(step.group("object"))
         if number:
             asked = bool(_ASKED.match(found))
             spelt = partial(_antecedent, result=result, asked=asked)
@@ -895,6 +916,8 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
         folded = word.casefold()
         if len(word) < 6 or folded in linker.name_words or folded in common_words():
             return word
+        if folded in SOURCE_WORDS:
+            return word  # "Orphanet" is a source, not a misspelt "orphan"
         if linker.lookup(word) or folded in _VOCABULARY:
             return word
         close = difflib.get_close_matches(folded, linker.name_words, n=1, cutoff=SPELLING_CUTOFF)

@@ -1015,6 +1015,23 @@ YOPD, CHOREA_SIGN, TREMOR = "ORPHA:2828", "HP:0002072", "HP:0001337"
          project("has_phenotype", entity(PERRY))),
         # "X's receptors" (plural, after a possessive) are X's partners, not NGFR's name
         ("What are BDNF's receptors?", project("interacts_with", entity("uniprot:P23560"))),
+        # a source named in passing is context: "in Orphanet", "Orphanet's X" (not misspelt)
+        ("Which genes are linked to young-onset PD in Orphanet?",
+         project("associated_with", entity(YOPD), True)),
+        ("Which genes does Orphanet's young-onset PD share with Perry syndrome?",
+         {"op": "intersect", "inputs": [project("associated_with", entity(YOPD), True),
+                                        project("associated_with", entity(PERRY), True)]}),
+        # a set put first for later steps is the genes of each, unless "both" is said
+        ("Take the genes for Perry syndrome and young-onset PD, then list every disease those "
+         "genes are linked to.",
+         project("associated_with", {"op": "union", "inputs": [
+             project("associated_with", entity(PERRY), True),
+             project("associated_with", entity(YOPD), True)]})),
+        ("Take the genes for both Perry syndrome and young-onset PD, then list every disease "
+         "those genes are linked to.",
+         project("associated_with", {"op": "intersect", "inputs": [
+             project("associated_with", entity(PERRY), True),
+             project("associated_with", entity(YOPD), True)]})),
         # "X- and Y-associated disorders": those of each
         ("What disease classes do the SNCA- and LRRK2-associated disorders fall under?",
          project("subclass_of", {"op": "union", "inputs": [
