@@ -362,14 +362,12 @@ _LIST_FOR = re.compile(
 )
 #: "genes that have myoclonus annotated", "where X and Y are recorded": the annotation
 #: verb after the term says nothing more than "have".
+_RECORDED = r"(?:annotated|recorded|listed|documented)$"
 _ANNOTATED_AFTER = re.compile(
-    r"\b(?P<verb>have|has|having|with)\s+(?P<term>[^,;]+?)\s+(?:annotated|recorded|listed|"
-    r"documented)$",
-    re.IGNORECASE,
+    rf"\b(?P<verb>have|has|having|with)\s+(?P<term>[^,;]+?)\s+{_RECORDED}", re.IGNORECASE
 )
 _WHERE_ANNOTATED = re.compile(
-    r"\bwhere\s+(?P<term>[^,;]+?)\s+(?:is|are)\s+(?:annotated|recorded|listed|documented)$",
-    re.IGNORECASE,
+    rf"\bwhere\s+(?P<term>[^,;]+?)\s+(?:is|are)\s+{_RECORDED}", re.IGNORECASE
 )
 #: "annotated both to A and to B": annotated to both A and B.
 _BOTH_TO = re.compile(r"\bannotated\s+both\s+to\s+(?P<a>.+?)\s+and\s+to\s+", re.IGNORECASE)
