@@ -43,7 +43,7 @@ from typing import Literal
 
 from kgrecall.kg.relations import RELATIONS, Hint
 from kgrecall.tools import EntityIndex, LinkedEntity
-from kgrecall.tools.names import abbreviates, common_words
+from kgrecall.tools.names import abbreviates, americanize, common_words
 
 __all__ = [
     "MAX_NAME_WORDS",
@@ -59,6 +59,7 @@ __all__ = [
     "PhraseError",
     "Reading",
     "Tag",
+    "everyday",
     "read",
     "tag",
 ]
@@ -662,9 +663,13 @@ def _ignorable(text: str) -> bool:
     if any(character.isdigit() for character in text):
         return False  # a number unread is a member number or a count: content
     words = _words(text)
-    return bool(words) and all(
-        (w in common_words() or w in SOURCE_WORDS) and w not in MEANINGFUL for w in words
-    )
+    return bool(words) and all(everyday(w) and w not in MEANINGFUL for w in words)
+
+
+def everyday(word: str) -> bool:
+    """Whether ``word`` (lower case) is an everyday English word, in American or British
+    spelling ("characterised"), or a source's name."""
+    return word in common_words() or americanize(word) in common_words() or word in SOURCE_WORDS
 
 
 def _unless_asked(match: re.Match[str]) -> str:

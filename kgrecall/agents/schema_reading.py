@@ -40,7 +40,6 @@ from kgrecall.tools import (
     execute_sets,
     fold,
 )
-from kgrecall.tools.names import common_words
 
 __all__ = ["GUESSED", "MAX_ANCHORS", "MAX_COST", "SchemaReading", "read_by_schema"]
 
@@ -258,9 +257,7 @@ def _unplaced_runs(tags: list[chart.Tag]) -> list[str]:
 def _everyday(run: str) -> bool:
     """Whether every word of ``run`` is an everyday English word or a source's name: a
     term the KG lacks ("frobnicated", "zebrafish") is content, and the question is refused."""
-    return all(
-        w.lower() in common_words() or w.lower() in chart.SOURCE_WORDS for w in _WORD.findall(run)
-    )
+    return all(chart.everyday(w.lower()) for w in _WORD.findall(run))
 
 
 def _anchors(tags: list[chart.Tag]) -> list[list[_Anchor]]:

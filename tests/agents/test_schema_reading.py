@@ -83,6 +83,12 @@ def test_what_cannot_be_fitted_honestly_is_still_refused(
                           chart.MEANINGFUL) is None  # fmt: skip
 
 
+def test_everyday_words_count_in_british_spelling_too() -> None:
+    assert chart.everyday("characterised") and chart.everyday("characterized")
+    assert chart.everyday("orphanet")  # a source's name
+    assert not chart.everyday("frobnicated") and not chart.everyday("zebrafish")
+
+
 def test_unplaced_words_beyond_the_kgs_relations_are_refused(planner: OfflinePlanner) -> None:
     # the same names and words fit a tree, but "treatment" asks beyond the KG
     fitted = "Spinocerebellar ataxia 48: which broader categories is it filed under?"
