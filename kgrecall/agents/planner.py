@@ -95,7 +95,6 @@ AMBIGUITY_MARGIN = 0.05
 _GENERIC_VERBS = frozenset(
     {"have", "has", "having", "show", "shows", "showing", "carry", "carries", "carrying"}
 )
-#: How a refusal of clauses that ask for different kinds of answers begins.
 #: The end of a sentence inside a question ("… shuffling gait. YOPD genes with …"), not of
 #: an abbreviation ("i.e.", "e.g.", "vs.").
 _SENTENCE_END = re.compile(
@@ -108,6 +107,7 @@ _BACK_REFERENCE = re.compile(
     r"it|its|they|them|their)\b",
     re.IGNORECASE,
 )
+#: How a refusal of clauses that ask for different kinds of answers begins.
 _MIXED_KINDS = "the question's clauses ask for different kinds of answers"
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
 MIN_RELATION_SIMILARITY = 0.35
