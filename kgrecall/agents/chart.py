@@ -348,6 +348,12 @@ _CHAT_OPENER = re.compile(
     r"^\s*(?:(?:quick\s+)?(?:q|question)|hey|hi|hello|ok(?:ay)?|so)\s*(?:[:,]|\s[-–—])\s*",
     re.IGNORECASE,
 )
+#: "I need to know …", "I'd like to see …": what follows is the question itself.
+_WANT_TO_KNOW = re.compile(
+    r"^\s*(?:i\s+(?:need|want|would\s+like)|i['’]d\s+like)\s+to\s+"
+    r"(?:know|see|find\s+out|check|learn)\s+",
+    re.IGNORECASE,
+)
 #: "I need …", "I'd like …", "can you give me …": a request to list.
 _REQUEST = re.compile(
     r"^\s*(?:i\s+(?:need|want|would\s+like)|i['’]d\s+like|"
@@ -570,7 +576,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     and how many "siblings of" were spelt out."""
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
-    text = _REQUEST.sub("list ", _CHAT_OPENER.sub("", text))
+    text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
     text = _GENE_PRODUCT.sub("gene ", _GENE_PROTEIN.sub(" ", text))

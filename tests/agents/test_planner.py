@@ -1010,6 +1010,9 @@ YOPD, CHOREA_SIGN, TREMOR = "ORPHA:2828", "HP:0002072", "HP:0001337"
         ("I need young-onset Parkinson disease genes where tremor is recorded.",
          {"op": "intersect", "inputs": [project("associated_with", entity(YOPD), True),
                                         project("has_phenotype", entity(TREMOR), True)]}),
+        # "I need to know …" opens the question itself, not a list request
+        ("I need to know which genes are linked to Perry syndrome.",
+         project("associated_with", entity(PERRY), True)),
         # a request ("could you give me") and "the full symptom list for X"
         ("Could you give me the full symptom list for Perry syndrome?",
          project("has_phenotype", entity(PERRY))),
