@@ -625,7 +625,7 @@ def _read(question: str, linker: EntityIndex) -> Reading:
     while ignored and tags and tags[-1].kind in ("conj", "punct") and tags[-1].text in ",;:-":
         tags.pop()  # "…, please": the comma before the word left out
     guessed = [t.text for t in tags if t.kind == "entity" and t.fuzzy]
-    parser = _Parser(tags, tagger.together)
+    parser = _Parser(tags, tagger.together, tagger.also)
     reading = parser.question()
     if reading.candidate is None:
         _each_subject(reading.answer)
@@ -997,6 +997,7 @@ class _Tagger:
                              and tags[i - 2].kind == "entity")))
             )
         }  # fmt: skip
+        self.also = {t.start for t in tags if t.kind == "filler" and t.text.lower() == "also"}
         return [t for t in tags if t.kind != "filler"]
 
     def _free(self, start: int, end: int) -> bool:
@@ -1361,10 +1362,12 @@ _STOP = frozenset(
 class _Parser:
     """Recursive descent over the tags (see the module docstring for the grammar)."""
 
-    def __init__(self, tags: list[Tag], together: set[int]) -> None:
+    def __init__(self, tags: list[Tag], together: set[int], also: set[int]) -> None:
         self.tags = tags
         #: token positions of "both", "in common", … (fillers, not among the tags)
         self.together = together
+        #: token positions of "also" (a filler)
+        self.also = also
         self.at = 0
         #: plural category names read as the answers' type: (words, node type)
         self.broadened: list[tuple[str, str]] = []
@@ -1546,6 +1549,13 @@ class _Parser:
                 self.at += 1
             joined = self.at > start
             marked = self.kind() == "relative"
+            named_before = phrase.head is None or bool(phrase.clauses)
+            if marked and not top and named_before and self._also_ahead():
+                # "phenotypes of ATXN3's diseases that HTT also has": a clause that says
+                # "also" narrows the answers, not the named noun just before it (a bare kind
+                # keeps it: "linked to genes that also cause X")
+                self.at = start
+                return
             if marked:
                 self.at += 1
             relative = relative or marked
@@ -1575,6 +1585,17 @@ class _Parser:
             clause.joiner = joiner
             phrase.clauses.append(clause)
             first = False
+
+    def _also_ahead(self) -> bool:
+        """Whether "also" stands between the relative marker here and the clause's verb."""
+        marker = self.peek()
+        verb = next(
+            (t for t in self.tags[self.at + 1 :] if t.kind in ("relation", "relative", "wh")),
+            None,
+        )
+        if marker is None or verb is None or verb.kind != "relation":
+            return False
+        return any(marker.start < at < verb.start for at in self.also)
 
     def _clause(self, marked: bool, *, reduced: bool = False) -> Clause | None:
         tag = self.peek()

@@ -100,6 +100,8 @@ _GENERIC_VERBS = frozenset(
 _SENTENCE_END = re.compile(
     r"(?<=[A-Za-z0-9)][.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\bcf\.)\s+(?=\S)"
 )
+#: A colon or a spaced dash after a scene-setting phrase, before the question itself.
+_SCENE_BREAK = re.compile(r"(?::|\s[-–—])\s+(?=(?:\S+\s+){2})")
 #: A reference back to an earlier sentence: "that sign", "this gene", "it", "they".
 _BACK_REFERENCE = re.compile(
     r"\b(?:(?:that|this|these|those|the\s+same)\s+(?:signs?|symptoms?|features?|phenotypes?|"
@@ -328,6 +330,9 @@ class OfflinePlanner:
             raise PlanningError("the question is empty")
         self.refuse_negation(text)
         sentences = _SENTENCE_END.split(text)
+        # "designing a panel: genes implicated in …", "we're phenotyping a cohort - what …"
+        *scene, last = _SCENE_BREAK.split(sentences[-1])
+        sentences[-1:] = [" ".join(scene), last] if scene else [last]
         # "Planning a dementia panel. Genes implicated in bvFTD?": the sentences before the
         # question set the scene; read without them when the whole cannot be read
         asked = sentences[-1].rstrip("?.! ").strip() if len(sentences) > 1 else None

@@ -243,11 +243,11 @@ def _unplaced_runs(tags: list[chart.Tag]) -> list[str]:
     asked for ("Frizzled/LRP receptors") narrows it, and the type word is read — and a single
     word right after the question word: the kind asked for, named by a term the KG has no
     type for ("Which neurotrophins bind …"), whose type the relations then decide."""
+    before: list[chart.Tag | None] = [None, *tags[:-1]] if tags else []
+    after: list[chart.Tag | None] = [*tags[1:], None] if tags else []
     return [
         tag.text
-        for previous, tag, following in zip(
-            [None, *tags[:-1]], tags, [*tags[1:], None], strict=True
-        )
+        for previous, tag, following in zip(before, tags, after, strict=True)
         if (tag.kind == "unknown" or (tag.kind == "entity" and tag.fuzzy))
         and not (following is not None and following.kind == "type" and following.node_type)
         and not (previous is not None and previous.kind == "wh" and _ONE_WORD.fullmatch(tag.text))

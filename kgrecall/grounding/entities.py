@@ -124,6 +124,8 @@ _GENE_TYPES = frozenset({"gene", "protein"})
 _KG_TYPES = frozenset({"gene", "protein", "disease", "phenotype", "go_term"})
 _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 _DISEASE_TYPE = frozenset({"disease"})
+#: A node with this many neighbours or more relates too much to support an abbreviation.
+SUPPORT_HUB_DEGREE = 200
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 12
 #: Words a disease, phenotype or GO-term mention may be widened by, before and after it.
@@ -211,6 +213,8 @@ class EntityExtractor:
         #: the KG node each alternative id stands for (a MONDO or HGNC id of a KG disease or
         #: gene): a vocabulary name of such an id names that node
         self._by_xref: dict[str, str] = {}
+        #: each KG node's neighbours, read once
+        self._near: dict[str, frozenset[str]] = {}
         if store is not None:
             for node in store.nodes():
                 for xref in node.properties.get("xrefs", ()):
@@ -386,6 +390,7 @@ class EntityExtractor:
         defined = self._definitions(text, tokens, index)
         sentences = _Sentences(text)
         mentions: list[EntityMention] = []
+        unsupported: set[int] = set()
         position = 0
         while position < len(tokens):
             check_deadline()
@@ -399,9 +404,12 @@ class EntityExtractor:
             if match is None:
                 position += 1
                 continue
-            width, entity_id, alternatives = match
+            width, entity_id, alternatives, alone = match
             start, end = tokens[position].start(), tokens[position + width - 1].end()
-            sentences.named(start, index.type_of(entity_id))
+            if not alone:
+                unsupported.add(len(mentions))
+            else:
+                sentences.named(start, index.type_of(entity_id))
             mentions.append(
                 EntityMention(
                     text=text[start:end],
@@ -414,7 +422,54 @@ class EntityExtractor:
                 )
             )
             position += width
-        return mentions
+        return self._supported(mentions, unsupported, sentences)
+
+    def _supported(
+        self, mentions: list[EntityMention], unsupported: set[int], sentences: _Sentences
+    ) -> list[EntityMention]:
+        """``mentions`` without those of ``unsupported`` that no other mention of their
+        sentence is a KG neighbour of (directly, or through one node that is no hub): an
+        abbreviation means a KG entity where the sentence names what the KG relates to it."""
+        if not unsupported or self.store is None:
+            return [m for i, m in enumerate(mentions) if i not in unsupported]
+        kept = []
+        for number, mention in enumerate(mentions):
+            if number in unsupported:
+                sentence = sentences.number(mention.start)
+                others = [
+                    other.id
+                    for i, other in enumerate(mentions)
+                    if i not in unsupported and sentences.number(other.start) == sentence
+                ]
+                if not any(self._related(mention.id, other) for other in others):
+                    continue
+            kept.append(mention)
+        return kept
+
+    def _related(self, first: str, second: str) -> bool:
+        """Whether two KG nodes are neighbours, or share a neighbour that is no hub; a hub
+        ("Tremor") relates to too much to support anything."""
+        if self._degree(second) >= SUPPORT_HUB_DEGREE:
+            return False
+        near = self._neighbours(first)
+        if second in near:
+            return True
+        return any(
+            node in near and self._degree(node) < SUPPORT_HUB_DEGREE
+            for node in self._neighbours(second)
+        )
+
+    def _neighbours(self, node: str) -> frozenset[str]:
+        found = self._near.get(node)
+        if found is None:
+            assert self.store is not None
+            edges = self.store.neighbors(node, direction="both") if self._in_kg(node) else []
+            found = frozenset(edge.tail if edge.head == node else edge.head for edge in edges)
+            self._near[node] = found
+        return found
+
+    def _degree(self, node: str) -> int:
+        return len(self._neighbours(node))
 
     def _longest(
         self,
@@ -426,10 +481,12 @@ class EntityExtractor:
         defined: dict[str, str | None],
         sentences: _Sentences,
         listed: bool = False,
-    ) -> tuple[int, str, tuple[str, ...]] | None:
+    ) -> tuple[int, str, tuple[str, ...], bool] | None:
         """The widest run of words from ``position`` that names an entity (no fuzzy search:
-        a mention is a name, a synonym or one of their written variants), its id, and the
-        best entity of each other type the words also name."""
+        a mention is a name, a synonym or one of their written variants), its id, the best
+        entity of each other type the words also name, and whether the words alone name it
+        here (``False``: a bare abbreviation without a cue, which a related name in the same
+        sentence must support)."""
         for width in range(min(MAX_NAME_WORDS, len(tokens) - position), 0, -1):
             start, end = tokens[position].start(), tokens[position + width - 1].end()
             if taken.overlaps(start, end):
@@ -437,7 +494,7 @@ class EntityExtractor:
             phrase = text[start:end]
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
-                return (1, entity_id, ()) if entity_id else None
+                return (1, entity_id, (), True) if entity_id else None
             if (
                 width == 1
                 and phrase in _INHERITANCE
@@ -480,11 +537,13 @@ class EntityExtractor:
                 # in a table row, a KG name in an earlier cell is the cue ("| SOD1 | ALS |
                 # 12 % |", "| Dejerine-Sottas neuropathy | PRX |", "| Netrin-1 | DCC |")
                 if not (sentences.has(start, cue) or sentences.row_names(start, _KG_TYPES)):
-                    chosen = None
+                    # no cue word: kept only if a name of the sentence is its KG neighbour
+                    # ("gaze palsy and early backward falls pointed to PSP")
+                    return width, chosen.id, (), False
             if chosen is None:
                 return None
             others = {e.type: e.id for e in reversed(found) if e.type != chosen.type}
-            return width, chosen.id, tuple(others.values())
+            return width, chosen.id, tuple(others.values()), True
         return None
 
     def _widened(self, text: str, named: list[EntityMention], taken: Spans) -> list[EntityMention]:
@@ -665,6 +724,10 @@ class _Sentences:
         start = self._ends[number - 1] if number else 0
         if "|" in self.text[start : self._ends[number]]:
             self._row_types.setdefault(number, set()).add(node_type)
+
+    def number(self, position: int) -> int:
+        """The number of the sentence holding ``position``."""
+        return bisect_left(self._ends, position + 1)
 
     def row_names(self, position: int, node_types: frozenset[str]) -> bool:
         """Whether the table row holding ``position`` named an entity of these types before."""

@@ -205,6 +205,12 @@ def read_assertions(
                 and _COORDINATED_VERB.fullmatch(text, spans[subjects[-1]][1], start)
             ):
                 subjects = previous[0]  # "X is caused by Y and features Z": X features Z
+            elif (
+                subjects
+                and subjects[0] > first
+                and _COORDINATED_VERB.fullmatch(text, spans[subjects[-1]][1], start)
+            ):  # "X accumulates on Y and recruits Z": the clause's subject recruits Z
+                subjects = _run(text, spans, range(first, stop), step=1)
             if not subjects or (clause.kind == "apposition" and subjects[0] == first > 0):
                 # an apposition's head noun is the mention it restates: "SCA48, a dominant
                 # ataxia with chorea" says SCA48 has chorea

@@ -149,7 +149,7 @@ _DEFINITIONS = [
         verb="is associated with",
         question_phrases=(
             (r"(?:are |is )?(?:associated|linked|connected|related) (?:to|with)|implicated in|"
-             r"associations? with|(?:that |which )?causes?|causing|underl(?:ie|ying)|"
+             r"associations? with|(?:that |which )?causes?|causing|underl(?:ies?|ying|ay)|"
              r"responsible for|(?:are |is )?mutated in|(?:with )?mutations? in|behind|"
              r"causal(?: for)?|tied to|(?:are |is )?caused by(?: mutations? in)?|"
              r"(?:are |is )?involved in|involves?|involving", None),

@@ -39,7 +39,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/6"
+FORMAT = "kgrecall-name-tables/7"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -52,6 +52,14 @@ _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
 _EPONYMS = re.compile(r"^(?P<parts>[A-Z]\w+(?:[-–][A-Z]\w+){2,})\s+(?:syndrome|disease)$")
 #: GO's "dopamine secretion, neurotransmission": biologists write "dopamine secretion" or
 #: "dopamine release" (GO defines it as the regulated release of dopamine by a cell).
+#: A receptor named by its ligand and a subtype ("dopamine D2 receptor", "histamine receptor
+#: H1"): people name it by the subtype alone ("the D2 receptor") — not where the letter and
+#: number belong to the ligand ("prostaglandin D2 receptor", "vitamin D3 receptor", "C5a")
+#: or name a receptor family's class ("EPH receptor A3").
+_RECEPTOR_SUBTYPE = re.compile(
+    r"^(?!(?:prostaglandin|vitamin|complement|eph|leukotriene|thromboxane)\b)[a-z][\w-]* "
+    r"(?:(?P<before>[a-z]\d+[a-z]?) receptor|receptor (?P<after>[a-z]\d+[a-z]?))$"
+)
 _NEUROTRANSMISSION = re.compile(r"^(?P<what>.+) secretion, neurotransmission$", re.IGNORECASE)
 
 
@@ -266,6 +274,11 @@ def _add_name(
     if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
         # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member
         entries["word_order"][word_bag(_FAMILY_MEMBER_ONE.sub("", name))].append(entry)
+    subtype = _RECEPTOR_SUBTYPE.match(folded) if node.type in _SYMBOL_TYPES else None
+    if subtype:  # "the D2 receptor"
+        entries["word_order"][word_bag(f"{subtype['before'] or subtype['after']} receptor")].append(
+            entry
+        )
     released = _NEUROTRANSMISSION.match(name) if node.type == "go_term" else None
     if released:
         for variant in (f"{released['what']} secretion", f"{released['what']} release"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from kgrecall.agents import PlanningError, QueryService
@@ -1046,6 +1048,40 @@ def test_questions_of_the_eleventh_writer_classes(
     service: QueryService, question: str, expected: dict[str, object]
 ) -> None:
     assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "underlies" is the gene's link to the disease
+        ("Which gene underlies Perry syndrome?", project("associated_with", entity(PERRY), True)),
+        # a relative clause that says "also" narrows the answers, not the named noun before it
+        ("phenotypes of LRRK2's diseases that HTT also has",
+         {"op": "intersect", "inputs": [
+             project("has_phenotype", project("associated_with", entity("NCBIGene:120892"))),
+             project("has_phenotype", entity("NCBIGene:3064"))]}),
+        # … while a bare kind keeps it: the diseases also show chorea
+        ("genes linked to diseases that also show chorea",
+         project("associated_with", project("has_phenotype", entity(CHOREA_SIGN), True), True)),
+    ],
+)  # fmt: skip
+def test_questions_of_the_twelfth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_a_scene_set_before_a_colon_or_a_dash_is_context(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    plan = planner.plan("we are phenotyping an SNCA cohort - what phenotypes do the diseases "
+                        "linked to SNCA show?")  # fmt: skip
+    assert plan.query.model_dump() == project("has_phenotype", project("associated_with",
+                                                                       entity(SNCA)))  # fmt: skip
+    assert plan.ambiguous and plan.unread == ["we are phenotyping an SNCA cohort"]
+    # a remark after the question mark leaves nothing to read there: a plan or a refusal,
+    # never a crash
+    with contextlib.suppress(PlanningError):
+        planner.plan("autophagosome membrane docking -> part of -> part of? (GO)")
 
 
 def test_sentences_before_the_question_are_context_unless_it_refers_back(

@@ -141,6 +141,18 @@ def test_a_bare_abbreviation_in_a_table_row_is_cued_by_the_other_cells(
     assert "DCC" not in ids(extractor, "| Cohort B | DCC | axon guidance |")
 
 
+def test_a_bare_abbreviation_without_a_cue_needs_a_related_name_beside_it(
+    extractor: EntityExtractor,
+) -> None:
+    # no cue word: a name the KG relates to the abbreviation's entity supports it (vertical
+    # supranuclear gaze palsy is a phenotype of progressive supranuclear palsy) …
+    supported = ids(extractor, "Vertical supranuclear gaze palsy and falls pointed to PSP.")
+    assert supported.get("PSP") == "ORPHA:683"
+    # … an unrelated name or none does not, and a hub relates to too much to count
+    assert "PSP" not in ids(extractor, "Saxitoxin levels rose, and the harvest pointed to PSP.")
+    assert "FUS" not in ids(extractor, "MR-guided FUS thalamotomy reduced the tremor.")
+
+
 def test_long_names_are_found_whole(extractor: EntityExtractor) -> None:
     text = (
         "VCP causes inclusion body myopathy with Paget disease of bone and frontotemporal dementia."

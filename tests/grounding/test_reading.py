@@ -53,6 +53,15 @@ def test_asides_and_relative_clauses_hang_on_their_subject() -> None:
     ]
 
 
+def test_a_coordinated_verb_takes_the_subject_of_its_clause() -> None:
+    # "… and recruits Z": the clause's subject recruits, not the mention just before "and"
+    assert read("[PINK1] accumulates on depolarised [mitochondria] and recruits [parkin].") == [
+        ("PINK1", "parkin", "interacts_with", False, False),
+    ]
+    # a subject list right before the verb is still its subject
+    assert read("[PINK1] and [PRKN] cause [PD].")[0][:2] == ("PINK1", "PD")
+
+
 def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
     assert read("[SNCA] [LRRK2].") == [("SNCA", "LRRK2", "", False, False)]
     assert read("Only [SNCA] here.") == []

@@ -466,6 +466,22 @@ def test_a_ligand_symbol_and_receptor_name_the_receptor_symbol() -> None:
     assert index.lookup("SET receptor") == []  # SETR is no receptor by its name
 
 
+def test_a_receptor_is_named_by_its_subtype_alone() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("G:DRD2", "gene", "DRD2", synonyms=("dopamine receptor D2",)),
+            Node("G:HRH1", "gene", "HRH1", synonyms=("histamine H1 receptor",)),
+            Node("G:PTGDR", "gene", "PTGDR", synonyms=("prostaglandin D2 receptor",)),
+        ]
+    )
+    index = EntityIndex(store)
+    assert [e.id for e in index.lookup("D2 receptor")] == ["G:DRD2"]
+    assert [e.id for e in index.lookup("H1 receptor")] == ["G:HRH1"]
+    # the letter and number belong to the ligand: "prostaglandin D2" is no subtype
+    assert "G:PTGDR" not in {e.id for e in index.lookup("D2 receptor")}
+
+
 def test_a_name_written_with_its_hyphen_wins_over_an_alias_without_it() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
