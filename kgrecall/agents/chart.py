@@ -98,7 +98,8 @@ _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
                 r"forms?|(?:narrower|more specific) (?:terms?|classes|categories))\b", re.I),
      "subclass_of", "inverse", 1),
     (re.compile(r"(?:(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?|"
-                r"(?:broader|more general) (?:terms?|classes|categories))\b", re.I),
+                r"(?:broader|more general|wider|higher-level) "
+                r"(?:terms?|classes|categories|groupings?|headings?|groups?))\b", re.I),
      "subclass_of", "forward", 1),
 ]  # fmt: skip
 #: A hierarchy relation said as a noun: "subtypes (of)", "parent terms (of)", "children".
@@ -161,8 +162,12 @@ _LEVELS = re.compile(
 #: first ("X -> go up three levels in HPO, which term do you land on?"), and the question may
 #: be a sentence of its own ("… from X. Where do you end up?").
 _CLIMB_WALK = (
-    r"(?:go(?:ing)?|walk(?:ing)?|mov(?:e|ing)|climb(?:ing)?|step(?:ping)?)\s+"
-    r"(?:(?P<way1>up|down)\s+)?(?P<n>\w+)\s+(?P<unit>(?:part[_ ]of\s+)?(?:levels?|steps?))"
+    r"(?:(?:go(?:ing)?|walk(?:ing)?|mov(?:e|ing)|climb(?:ing)?|step(?:ping)?)\s+"
+    r"(?:(?P<way1>up|down)\s+)?(?P<n>\w+)\s+(?:more\s+|further\s+)?"
+    r"(?P<unit>(?:part[_ -]of\s+)?(?:levels?|steps?))"
+    # "following part-of links three steps up"
+    r"|follow(?:ing)?\s+(?P<along>part[_ -]of|is[_ -]a)\s+(?:links?|edges?)\s+(?P<n2>\w+)\s+"
+    r"(?P<unit2>levels?|steps?))"
     r"(?:\s+(?P<way2>up|down))?"
 )
 #: Where the walk goes: "the HPO hierarchy", "in GO", "in the disease tree".
@@ -185,6 +190,56 @@ _CLIMB_START_FIRST = re.compile(
 )
 
 
+#: "What is the full list of X …": a request to list them.
+_LIST_OF = re.compile(
+    r"^(?:what|which)\s+(?:is|are)\s+(?:the\s+)?(?:(?:full|complete|entire|whole)\s+)?list\s+of\s+",
+    re.IGNORECASE,
+)
+#: "genes whose products bind X": the genes that encode proteins that bind X.
+_WHOSE_PRODUCTS = re.compile(
+    r"\bwhose\s+(?:encoded\s+)?(?:proteins?|(?:protein\s+|gene\s+)?products?)\s+",
+    re.IGNORECASE,
+)
+#: "genes that turn up in the same diseases as HTT": those linked to HTT's diseases.
+_IN_THE_SAME = re.compile(
+    r"\b(?:(?:turns?|shows?)\s+up|appears?|(?:are|is)\s+(?:seen|found|involved))\s+in\s+the\s+"
+    r"same\s+(?P<what>diseases|conditions|disorders)\s+as\b",
+    re.IGNORECASE,
+)
+#: "Is chorea a feature shared by A, B and C": a feature of each of them.
+_FEATURE_SHARED_BY = re.compile(
+    r"\b(?P<article>an?)\s+(?P<noun>feature|symptom|sign|phenotype|finding)\s+shared\s+by\b",
+    re.IGNORECASE,
+)
+#: A word that may be a gene symbol typed in lower case: letters, then letters or digits.
+_LOWER_SYMBOL = re.compile(r"[a-z][a-z0-9]{2,9}")
+#: Sibling classes, the subtypes of a class's parents: "X's sister disorders", "sibling
+#: disorders of X", "diseases in the same category as X" (a gloss saying so is dropped).
+_SIBLING_GLOSS = re.compile(
+    r"\s*(?:\(\s*same parent(?:\s+(?:class|group|category))?\s*\)|"
+    r",?\s*i\.e\.,?\s+(?:everything|those|all)\s+in\s+the\s+same\s+parent\s+"
+    r"(?:class|group|category))",
+    re.IGNORECASE,
+)
+_SIBLING_NOUN = r"(?:disorders|diseases|conditions|syndromes|terms|phenotypes|classes|nodes)"
+_SIBLINGS = re.compile(
+    r"(?P<possessive>['’]s\s+(?:sibling|sister)\s+" + _SIBLING_NOUN + r"\b)"
+    r"|\b(?:siblings?|sister)(?:\s+" + _SIBLING_NOUN + r")?\s+of\b"
+    r"|\b" + _SIBLING_NOUN + r"\s+(?:that\s+(?:sit|are|belong|fall)\s+)?in\s+the\s+same\s+"
+    r"(?:parent\s+)?(?:category|group|class|family)\s+as\b",
+    re.IGNORECASE,
+)
+
+
+def _siblings(text: str) -> tuple[str, int]:
+    """Sibling classes said as the children of the parents (:data:`_SIBLINGS`): "siblings of
+    X", "X's sister disorders", "diseases in the same category as X"; and how many."""
+    return _SIBLINGS.subn(
+        lambda m: "'s parent subtypes" if m["possessive"] else "children of the parents of",
+        _SIBLING_GLOSS.sub("", text),
+    )
+
+
 def _climbed(text: str) -> str:
     """A walk through the hierarchy asked as a destination, read as a relation phrase."""
     match = _CLIMB.match(text) or _CLIMB_START_FIRST.match(text)
@@ -194,7 +249,11 @@ def _climbed(text: str) -> str:
     where = "above" if way == "up" else "below"
     asked = match.group("t") or "term"
     wh = "which" if match.group("wh").lower() == "where" else match.group("wh")
-    return f"{wh} {asked} is {match.group('n')} {match.group('unit')} {where} {match.group('x')}"
+    unit = match.group("unit") or match.group("unit2")
+    if (match.group("along") or "").lower().startswith("part") or unit.lower().startswith("part"):
+        unit = f"part of {unit.split()[-1]}"
+    count = match.group("n") or match.group("n2")
+    return f"{wh} {asked} is {count} {unit} {where} {match.group('x')}"
 
 
 #: What two things may share in a question: "shares genes with", "sharing a phenotype with".
@@ -304,7 +363,7 @@ _WORD_KINDS: dict[str, Kind] = {
          "directly", "immediate", "immediately", "broader", "categories", "category", "classes",
          "groups", "terms", "term",
          "mutations", "mutation", "variants", "variant", "various", "other", "causative",
-         "clinical", "kinase"),
+         "clinical", "kinase", "full", "complete", "entire", "whole"),
         "filler"),
 }  # fmt: skip
 _TOKEN = re.compile(r"['’]s(?![\w])|[^\s,;:?!()'’]+(?:['’](?!s\b)[^\s,;:?!()]*)?|[,;:]")
@@ -315,13 +374,13 @@ _JOINT_RELATIONS = ("share", "common")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 #: An abbreviation with its gloss in brackets: "DRD (dopa-responsive dystonia)".
 _GLOSSED = re.compile(r"\b(?P<short>[A-Z][A-Za-z0-9-]{1,9})\s*\((?P<long>[^()]{4,})\)")
-#: "the broader GO term", "the parent HPO terms": the source between a hierarchy adjective
-#: and its noun says nothing the noun does not.
+#: "the broader GO term", "the parent HPO terms", "broader disease groupings": the source or
+#: kind between a hierarchy adjective and its noun says nothing the noun does not.
 _SOURCE_BETWEEN = re.compile(
-    r"\b(?P<adjective>broader|narrower|parent|child|ancestor|descendant|higher|lower|"
+    r"\b(?P<adjective>broader|wider|narrower|parent|child|ancestor|descendant|higher|lower|"
     r"more general|more specific|(?:great-)*grand(?:parent|child))\s+"
-    r"(?:GO|HPO|MONDO|ontology)\s+"
-    r"(?P<noun>terms?|categor(?:y|ies)|class(?:es)?|concepts?|nodes?)\b",
+    r"(?:GO|HPO|MONDO|ontology|disease|phenotype|symptom)\s+"
+    r"(?P<noun>terms?|categor(?:y|ies)|class(?:es)?|concepts?|nodes?|groupings?|headings?)\b",
     re.IGNORECASE,
 )
 #: "a known cause of", "the established genes": the attribute adds nothing the KG can check.
@@ -387,10 +446,11 @@ _AFTERTHOUGHT_TYPE = re.compile(
 #: "What broader disease categories include X", "which groups do X fall under": the parents
 #: of X, asked with the category as the subject or X as the one that falls under it.
 _CATEGORY_OF = re.compile(
-    r"^(?P<wh>what|which)\s+(?P<kind>(?P<broad>(?:broader|parent|higher(?:-level)?|wider|more "
-    r"general)\s+)?(?:(?:disease|phenotype|GO|HPO|ontology)\s+)?(?:categor(?:y|ies)|class(?:es)?|groups?))"
+    r"^(?:under\s+|into\s+)?(?P<wh>what|which)\s+(?P<kind>(?P<broad>(?:broader|parent|"
+    r"higher(?:-level)?|wider|more general)\s+)?"
+    r"(?:(?:disease|phenotype|symptom|GO|HPO|ontology)\s+)?(?:categor(?:y|ies)|class(?:es)?|groups?|groupings?|headings?))"
     r"\s+(?:(?:include|includes|contain|contains|encompass(?:es)?|covers?)\s+(?P<x1>.+)|"
-    r"(?:do|does|did)\s+(?P<x2>.+?)\s+(?:fall|belong|sit)\s+(?:under|into|within|to|in))$",
+    r"(?:do|does|did)\s+(?P<x2>.+?)\s+(?:fall|belong|sit)(?:\s+(?:under|into|within|to|in))?)$",
     re.IGNORECASE,
 )
 
@@ -417,7 +477,6 @@ _PERFECT = re.compile(
 )
 #: "the sibling terms of X": the children of X's parents (X among them: the query language
 #: has no difference).
-_SIBLINGS = re.compile(r"\b(?:siblings?|sister)(?:\s+(?:terms?|classes|nodes))?\s+of\b", re.I)
 #: "Can mutations in PINK1 cause …": the gene causes it.
 _MUTATIONS_IN = re.compile(
     r"\b(?:(?:pathogenic|causal|causative|biallelic|heterozygous|dominant|recessive)\s+)?"
@@ -579,14 +638,18 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
+    text = _LIST_OF.sub("list ", text)
     text = _GENE_PRODUCT.sub("gene ", _GENE_PROTEIN.sub(" ", text))
     text = _MUTATIONS_IN.sub(_unless_asked, text)
-    text, siblings = _SIBLINGS.subn("children of the parents of", text)
+    text, siblings = _siblings(text)
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text = _KNOWN.sub("", _SOURCE_BETWEEN.sub(r"\g<adjective> \g<noun>", text))
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
     text = _LOOKS_LIKE.sub(lambda m: f"what are the clinical features of {m['x']}", text)
+    text = _FEATURE_SHARED_BY.sub(r"\g<article> \g<noun> of", text)
+    text = _WHOSE_PRODUCTS.sub("that encode proteins that ", text)
+    text = _IN_THE_SAME.sub(r"are linked to the \g<what> linked to", text)
     text = _A_CAUSE_OF.sub(lambda m: f"Does {m['x']} cause {m['y']}", text)
     text = _ALSO_KIND.sub(lambda m: f"{m['head']} are {m['also'] or ''}of {m['b']}", text)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
@@ -884,6 +947,13 @@ def _plural(noun: str) -> str:
     return noun if noun.endswith("s") else f"{noun}s"
 
 
+#: Question words typed wrong in a chat, too short for the spelling corrector.
+_QUESTION_WORD_TYPOS = {
+    "wat": "what", "wht": "what", "waht": "what", "whta": "what", "wich": "which",
+    "whcih": "which", "whihc": "which", "wihch": "which", "whic": "which",
+}  # fmt: skip
+
+
 def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]]:
     """``text`` with misspelt words put right: a lower-case word of five letters or more that
     is neither a word of the relation and type vocabulary or of a relation phrase of the text
@@ -898,6 +968,10 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
 
     def fix(match: re.Match[str]) -> str:
         word = match.group(0)
+        if word.lower() in _QUESTION_WORD_TYPOS:  # "wat does bdnf bind": too short to guess
+            right = _QUESTION_WORD_TYPOS[word.lower()]
+            corrected.append((word, right))
+            return right.capitalize() if word[0].isupper() else right
         if len(word) < 5 or not word.islower() or word in _VOCABULARY or linker.lookup(word):
             return word
         patterns = [*(p for p, _ in TYPE_WORDS), *(p for p, _, _, _ in _RELATION_NOUNS)]
@@ -1078,7 +1152,7 @@ class _Tagger:
                 if not self._free(start, end) or not self._name_like(start, end):
                     continue
                 span = self.span(start, end)
-                entities = self.linker.lookup(span, bare_eponyms=True)
+                entities = self.linker.lookup(span, bare_eponyms=True) or self._lower_symbol(span)
                 if "," in span and not any("," in e.matched for e in entities):
                     continue  # "ALS, FTD with MND" is a list, not the name "ALS-FTD"
                 if (
@@ -1098,6 +1172,17 @@ class _Tagger:
         for tag in self._pending:
             if self._free(tag.start, tag.end):
                 self._take(tag)
+
+    def _lower_symbol(self, span: str) -> list[LinkedEntity]:
+        """A gene symbol typed in lower case in a chat ("what does bdnf bind"): one word, no
+        everyday English word, three characters or more, named as the symbol in capitals."""
+        if not (_LOWER_SYMBOL.fullmatch(span) and not everyday(span)):
+            return []
+        return [
+            e
+            for e in self.linker.lookup(span.upper())
+            if e.type in ("gene", "protein") and e.match == "name" and e.name == span.upper()
+        ]
 
     def _typed_end(self, start: int, end: int, entities: list[LinkedEntity]) -> bool:
         """Whether a span that starts or ends on a type word is a phrase, not a name: one
@@ -1536,7 +1621,7 @@ class _Parser:
         self.clauses(phrase, top, first=False)
         return phrase
 
-    def clauses(self, phrase: Phrase, top: bool, *, first: bool) -> None:
+    def clauses(self, phrase: Phrase, top: bool, *, first: bool, members: bool = False) -> None:
         """Clauses of ``phrase`` until a tag that belongs to a phrase above it. A nested
         phrase whose clauses came without "that" leaves "and are …" to the phrase above
         ("diseases of the genes of X and are also subtypes of Y": the diseases are)."""
@@ -1549,7 +1634,7 @@ class _Parser:
                 self.at += 1
             joined = self.at > start
             marked = self.kind() == "relative"
-            named_before = phrase.head is None or bool(phrase.clauses)
+            named_before = not members and (phrase.head is None or bool(phrase.clauses))
             if marked and not top and named_before and self._also_ahead():
                 # "phenotypes of ATXN3's diseases that HTT also has": a clause that says
                 # "also" narrows the answers, not the named noun just before it (a bare kind
@@ -1787,7 +1872,7 @@ class _Parser:
                        node_type=_category_kind(category))  # fmt: skip
             joint = Tag("relation", "of", category.start, category.end, hint="inverse")
             phrase = Phrase(head=head, clauses=[Clause(joint, named)])
-            self.clauses(phrase, top=False, first=True)
+            self.clauses(phrase, top=False, first=True, members=True)
         elif phrase is not named and relative:
             # "NBIA subtypes that feature dystonia": the clause is about the subtypes
             self.clauses(phrase, top=False, first=self.kind() != "relative")

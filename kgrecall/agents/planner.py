@@ -109,6 +109,28 @@ _BACK_REFERENCE = re.compile(
     r"it|its|they|them|their)\b",
     re.IGNORECASE,
 )
+#: A back reference the context's names can fill: "both genes", "either gene", "those
+#: features", "both of those features", "that protein", "it".
+_REFERRING = re.compile(
+    r"\b(?P<det>both(?:\s+of\s+(?:these|those|them))?|either(?:\s+of\s+(?:these|those))?|"
+    r"these|those|the\s+two|this|that)\s+(?P<noun>genes?|proteins?|diseases?|disorders?|"
+    r"conditions?|features?|symptoms?|signs?|phenotypes?|findings?)\b"
+    r"|\b(?P<pronoun>it|its)\b",
+    re.IGNORECASE,
+)
+#: The node types a referring noun names.
+_REFERRED_TYPES: dict[str, frozenset[str]] = {
+    "gene": frozenset({"gene", "protein"}),
+    "protein": frozenset({"protein", "gene"}),
+    "disease": frozenset({"disease"}),
+    "disorder": frozenset({"disease"}),
+    "condition": frozenset({"disease"}),
+    "feature": frozenset({"phenotype"}),
+    "symptom": frozenset({"phenotype"}),
+    "sign": frozenset({"phenotype"}),
+    "phenotype": frozenset({"phenotype"}),
+    "finding": frozenset({"phenotype"}),
+}
 #: How a refusal of clauses that ask for different kinds of answers begins.
 _MIXED_KINDS = "the question's clauses ask for different kinds of answers"
 #: Below this embedding similarity no relation is guessed for an unknown phrase.
@@ -355,12 +377,64 @@ class OfflinePlanner:
                 # closest entity or relation)
                 raise (unread if str(unread).startswith(chart.UNREAD) else error) from None
 
+    def _referents_filled(self, asked: str, context: str) -> tuple[str, str] | None:
+        """``asked`` with its back references replaced by the names the context gives them
+        ("I'm weighing PRRT2 against SLC2A1. Which conditions have both genes been tied to?":
+        "PRRT2 and SLC2A1"), and what was read for what; ``None`` when a reference has no
+        name of its kind in the context, or several where it means one."""
+        named: list[tuple[str, set[str]]] = []
+        seen: set[str] = set()
+        for tag in chart.tag(context, self.linker):
+            everyday = tag.text.islower() and chart.everyday(tag.text)  # "jerky movements"
+            if tag.kind == "entity" and tag.entities and not tag.fuzzy and not everyday:
+                if tag.entities[0].id not in seen:  # "the GLUT1 gene SLC2A1" names one gene
+                    named.append((tag.text, {e.type for e in tag.entities}))
+                seen.update(e.id for e in tag.entities)
+        readings: list[str] = []
+
+        def fill(match: re.Match[str]) -> str:
+            if match["pronoun"]:
+                if len(named) != 1:
+                    raise LookupError(match[0])
+                name = named[0][0]
+                readings.append(f"{match[0]!r} as {name!r}")
+                return f"{name}'s" if match["pronoun"].lower() == "its" else name
+            noun = match["noun"].lower().rstrip("s")
+            kinds = _REFERRED_TYPES[noun]
+            names = list(dict.fromkeys(text for text, types in named if types & kinds))
+            det = match["det"].lower()
+            plural = match["noun"].lower().endswith("s") or det.startswith(("both", "either"))
+            if not names or (plural and len(names) < 2):
+                raise LookupError(match[0])
+            if not plural:
+                names = names[-1:]  # "that protein": the last one named
+            elif det.startswith(("both", "either", "the two")):
+                names = names[-2:]  # "both of those features": the last two named
+            joined = (" or " if det.startswith("either") else " and ").join(names)
+            if det.startswith(("both", "either")):  # "both genes" asks for what they share
+                joined = f"{det.split()[0]} {joined}"
+            readings.append(f"{match[0]!r} as {joined!r}")
+            return joined
+
+        try:
+            filled = _REFERRING.sub(fill, asked)
+        except LookupError:
+            return None
+        if not readings or _BACK_REFERENCE.search(_REFERRING.sub("", asked)):
+            return None  # a reference left that the context does not fill
+        return filled, ", ".join(readings)
+
     def _asked_alone(self, question: str, asked: str, context: str) -> QueryPlan | None:
         """The plan of a question's last sentence read alone, with a note saying what was
         taken as context; ``None`` when it cannot be read either, or refers back to the
         context ("… annotated with that sign"): then it is no question of its own."""
-        if _BACK_REFERENCE.search(asked):
-            return None
+        if _BACK_REFERENCE.search(asked) or _REFERRING.search(asked):
+            resolved = self._referents_filled(asked, context)
+            if resolved is not None:
+                asked, filled = resolved
+                context = f"{context} (read {filled})"
+            elif _BACK_REFERENCE.search(asked):
+                return None
         plan: QueryPlan | None
         try:
             plan = self._reading()._phrases(question, asked)

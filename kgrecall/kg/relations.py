@@ -75,8 +75,9 @@ _DEFINITIONS = [
         # point from ligand to receptor) unless the anchor's own edges say otherwise
         question_phrases=(
             (r"(?:interaction |binding )?partners of|(?:that |which )?interact(?:s|ing)? with|"
-             r"(?:are |is )?bound by", "forward"),
-            (r"bind(?:s|ing)?(?: to)?|signal(?:s|ling)? (?:through|via)", "inverse"),
+             r"(?:are |is )?bound by|talks? to", "forward"),
+            (r"bind(?:s|ing)?(?: to)?|signal(?:s|ling)? (?:through|via)|"
+             r"dock(?:s|ing)? (?:on(?:to)?|to)", "inverse"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
     ),

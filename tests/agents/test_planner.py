@@ -1071,6 +1071,83 @@ def test_questions_of_the_twelfth_writer_classes(
     assert service.resources("demo").planner.plan(question).query.model_dump() == expected
 
 
+KUFOR_RAKEB, BDNF, PRRT2, SLC2A1 = (
+    "OMIM:606693",
+    "uniprot:P23560",
+    "NCBIGene:112476",
+    "NCBIGene:6513",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # sibling classes are the subtypes of the parents, however they are said
+        ("genes for the sibling disorders of Kufor-Rakeb syndrome",
+         project("associated_with", project("subclass_of", project("subclass_of",
+                 entity(KUFOR_RAKEB)), True), True)),
+        ("Which genes are linked to diseases that sit in the same category as Wilson's disease?",
+         project("associated_with", project("subclass_of", project("subclass_of",
+                 entity(WILSON)), True), True)),
+        ("Which genes underlie Kufor-Rakeb syndrome's sister disorders (same parent class)?",
+         project("associated_with", project("subclass_of", project("subclass_of",
+                 entity(KUFOR_RAKEB)), True), True)),
+        # "broader disease groupings … fall under": the parents
+        ("Which broader disease groupings does Wilson's disease fall under?",
+         project("subclass_of", entity(WILSON))),
+        # a ligand docks onto its receptor; a symbol typed in lower case in a chat
+        ("which receptors does bdnf dock onto", project("interacts_with", entity(BDNF))),
+        # "the full list of" is a request
+        ("What's the full list of conditions linked to PRRT2?",
+         project("associated_with", entity(PRRT2))),
+        # "turn up in the same diseases as X": linked to X's diseases
+        ("Which genes turn up in the same diseases as PRRT2?",
+         project("associated_with", project("associated_with", entity(PRRT2)), True)),
+        # a question word typed wrong in a chat, and a walk "one more level up from" a set
+        ("wat does bdnf bind to", project("interacts_with", entity(BDNF))),
+        ("Going one more level up from the parents of Tremor, which HPO term do you land on?",
+         project("subclass_of", project("subclass_of", entity(TREMOR)))),
+        ("Following part-of links two steps up from autophagosome membrane docking, which GO "
+         "process do you reach?",
+         project("part_of", project("part_of", entity("GO:0016240")))),
+    ],
+)  # fmt: skip
+def test_questions_of_the_thirteenth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_a_back_reference_is_read_as_the_names_before_it(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    plan = planner.plan(
+        "A teenager has exercise-induced dyskinesia and I'm weighing PRRT2 against SLC2A1. "
+        "Which conditions have both genes been tied to?"
+    )
+    assert plan.query.model_dump() == {
+        "op": "intersect",
+        "inputs": [
+            project("associated_with", entity(PRRT2)),
+            project("associated_with", entity(SLC2A1)),
+        ],
+    }
+    assert plan.ambiguous and "'both genes' as 'both PRRT2 and SLC2A1'" in plan.unread[0]
+    # "it" after one name; a reference with no name of its kind before it is not guessed
+    plan = planner.plan("My patient was diagnosed with Perry syndrome. What does it present with?")
+    assert plan.query.model_dump() == project("has_phenotype", entity(PERRY))
+    with pytest.raises(PlanningError):
+        planner.plan("My patient was seen today. Which genes cause it?")
+    # "a feature shared by A and B" asks whether it is a feature of each
+    plan = planner.plan("Is chorea a feature shared by Perry syndrome and Wilson disease?")
+    assert plan.query.model_dump() == {
+        "op": "intersect",
+        "inputs": [
+            project("has_phenotype", entity(PERRY)),
+            project("has_phenotype", entity(WILSON)),
+        ],
+    }
+
+
 def test_a_scene_set_before_a_colon_or_a_dash_is_context(service: QueryService) -> None:
     planner = service.resources("demo").planner
     plan = planner.plan("we are phenotyping an SNCA cohort - what phenotypes do the diseases "
@@ -1094,8 +1171,10 @@ def test_sentences_before_the_question_are_context_unless_it_refers_back(
     # flagged, and the note says what was not read
     assert plan.ambiguous and plan.unread == ["Reviewing a movement disorder panel."]
     assert plan.notes[0].startswith("read the last sentence as the question")
-    # "that sign" refers back: the question is read whole, the sign named before it
+    # "that sign" refers back: it is read as the sign named before it, and the note says so
     plan = planner.plan("Patient has chorea. Which diseases are linked to the genes annotated "
                         "with that sign?")  # fmt: skip
-    assert CHOREA_SIGN in {a.id for a in plan.anchors}
-    assert not any(note.startswith("read the last sentence") for note in plan.notes)
+    assert plan.query.model_dump() == project(
+        "associated_with", project("has_phenotype", entity(CHOREA_SIGN), True)
+    )
+    assert plan.ambiguous and "'that sign' as 'chorea'" in plan.unread[0]
