@@ -426,8 +426,10 @@ class OfflinePlanner:
 
     def _asked_alone(self, question: str, asked: str, context: str) -> QueryPlan | None:
         """The plan of a question's last sentence read alone, with a note saying what was
-        taken as context; ``None`` when it cannot be read either, or refers back to the
-        context ("… annotated with that sign"): then it is no question of its own."""
+        taken as context; a reference back to the context ("… annotated with that sign") is
+        read as the names the context gives it (:meth:`_referents_filled`). ``None`` when it
+        cannot be read either, or refers back to what the context does not name: then it is
+        no question of its own."""
         if _BACK_REFERENCE.search(asked) or _REFERRING.search(asked):
             resolved = self._referents_filled(asked, context)
             if resolved is not None:

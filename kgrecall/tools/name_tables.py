@@ -50,8 +50,6 @@ _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
 #: Three or more eponyms joined by hyphens before "syndrome" or "disease": abbreviated by
 #: the eponyms' initials alone (GSS, CMT).
 _EPONYMS = re.compile(r"^(?P<parts>[A-Z]\w+(?:[-–][A-Z]\w+){2,})\s+(?:syndrome|disease)$")
-#: GO's "dopamine secretion, neurotransmission": biologists write "dopamine secretion" or
-#: "dopamine release" (GO defines it as the regulated release of dopamine by a cell).
 #: A receptor named by its ligand and a subtype ("dopamine D2 receptor", "histamine receptor
 #: H1"): people name it by the subtype alone ("the D2 receptor") — not where the letter and
 #: number belong to the ligand ("prostaglandin D2 receptor", "vitamin D3 receptor", "C5a")
@@ -60,6 +58,8 @@ _RECEPTOR_SUBTYPE = re.compile(
     r"^(?!(?:prostaglandin|vitamin|complement|eph|leukotriene|thromboxane)\b)[a-z][\w-]* "
     r"(?:(?P<before>[a-z]\d+[a-z]?) receptor|receptor (?P<after>[a-z]\d+[a-z]?))$"
 )
+#: GO's "dopamine secretion, neurotransmission": biologists write "dopamine secretion" or
+#: "dopamine release" (GO defines it as the regulated release of dopamine by a cell).
 _NEUROTRANSMISSION = re.compile(r"^(?P<what>.+) secretion, neurotransmission$", re.IGNORECASE)
 
 
