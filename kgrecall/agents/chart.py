@@ -224,6 +224,8 @@ _SIBLING_GLOSS = re.compile(
 _SIBLING_NOUN = r"(?:disorders|diseases|conditions|syndromes|terms|phenotypes|classes|nodes)"
 _SIBLINGS = re.compile(
     r"(?P<possessive>['’]s\s+(?:sibling|sister)\s+" + _SIBLING_NOUN + r"\b)"
+    r"|(?P<share>\bshar(?:e|es|ing)\s+an?\s+(?:parent|(?:parent\s+)?(?:category|group|class))\s+"
+    r"with\b)"
     r"|\b(?:siblings?|sister)(?:\s+" + _SIBLING_NOUN + r")?\s+of\b"
     r"|\b" + _SIBLING_NOUN + r"\s+(?:that\s+(?:sit|are|belong|fall)\s+)?in\s+the\s+same\s+"
     r"(?:parent\s+)?(?:category|group|class|family)\s+as\b",
@@ -233,11 +235,18 @@ _SIBLINGS = re.compile(
 
 def _siblings(text: str) -> tuple[str, int]:
     """Sibling classes said as the children of the parents (:data:`_SIBLINGS`): "siblings of
-    X", "X's sister disorders", "diseases in the same category as X"; and how many."""
-    return _SIBLINGS.subn(
-        lambda m: "'s parent subtypes" if m["possessive"] else "children of the parents of",
-        _SIBLING_GLOSS.sub("", text),
-    )
+    X", "X's sister disorders", "diseases in the same category as X", "disorders that share a
+    parent category with X"; and how many."""
+
+    def spelt_out(match: re.Match[str]) -> str:
+        if match["possessive"]:
+            return "'s parent subtypes"
+        if match["share"]:  # "disorders that share a parent category with X"
+            verb = "that are" if match["share"].lower().startswith("sharing") else "are"
+            return f"{verb} children of the parents of"
+        return "children of the parents of"
+
+    return _SIBLINGS.subn(spelt_out, _SIBLING_GLOSS.sub("", text))
 
 
 def _climbed(text: str) -> str:

@@ -1092,6 +1092,8 @@ KUFOR_RAKEB, BDNF, PRRT2, SLC2A1 = (
         ("Which genes underlie Kufor-Rakeb syndrome's sister disorders (same parent class)?",
          project("associated_with", project("subclass_of", project("subclass_of",
                  entity(KUFOR_RAKEB)), True), True)),
+        ("Which diseases share a parent category with Wilson's disease?",
+         project("subclass_of", project("subclass_of", entity(WILSON)), True)),
         # "broader disease groupings … fall under": the parents
         ("Which broader disease groupings does Wilson's disease fall under?",
          project("subclass_of", entity(WILSON))),
