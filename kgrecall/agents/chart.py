@@ -213,8 +213,9 @@ _FEATURE_SHARED_BY = re.compile(
 )
 #: A word that may be a gene symbol typed in lower case: letters, then letters or digits.
 _LOWER_SYMBOL = re.compile(r"[a-z][a-z0-9]{2,9}")
-#: Sibling classes, the subtypes of a class's parents: "X's sister disorders", "sibling
-#: disorders of X", "diseases in the same category as X" (a gloss saying so is dropped).
+#: Sibling classes, the children of a class's parents (the class among them: the query
+#: language has no difference): "the sibling terms of X", "X's sister disorders", "diseases
+#: in the same category as X" (a gloss saying so is dropped).
 _SIBLING_GLOSS = re.compile(
     r"\s*(?:\(\s*same parent(?:\s+(?:class|group|category))?\s*\)|"
     r",?\s*i\.e\.,?\s+(?:everything|those|all)\s+in\s+the\s+same\s+parent\s+"
@@ -484,8 +485,6 @@ _LOOKS_LIKE = re.compile(
 _PERFECT = re.compile(
     r"\b(?:has|have|had)\s+(?!been\b)(?P<subject>\S[^?]{0,80}?)\s+been\s+", re.IGNORECASE
 )
-#: "the sibling terms of X": the children of X's parents (X among them: the query language
-#: has no difference).
 #: "Can mutations in PINK1 cause …": the gene causes it.
 _MUTATIONS_IN = re.compile(
     r"\b(?:(?:pathogenic|causal|causative|biallelic|heterozygous|dominant|recessive)\s+)?"
