@@ -15,7 +15,9 @@ calibration and at query time; thresholding then commutes with execution: keepin
 with score ≥ λ gives exactly the answers of running every hop with threshold λ.
 
 **Answer types.** Predictions live inside the hop's answer type (the node types the relation
-reaches, learned from the graph: :func:`kgrecall.kg.relation_signatures`), and threshold 0 —
+reaches from the types of the hop's input, learned from the graph as (head type, tail type)
+pairs: :func:`kgrecall.kg.relation_signatures`; ``subclass_of`` from a disease reaches
+diseases only), and threshold 0 —
 "return everything" — returns every entity of the query's answer type, not every entity of
 the KG.
 
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -174,25 +176,35 @@ class ScoredGraph:
         self.completion = predictor.bind(store) if predictor is not None else None
         if self.completion is not None and self.completion.entity_ids != self.entity_ids:
             raise KGError("the completion model was bound to another entity index")
-        self._masks: dict[tuple[str, bool], np.ndarray] = {}
+        self._masks: dict[tuple[str, bool, frozenset[str] | None], np.ndarray] = {}
 
     @property
     def n_entities(self) -> int:
         return len(self.entity_ids)
 
-    def answer_types(self, relation: str, *, inverse: bool) -> list[str]:
-        """Node types a projection along ``relation`` reaches (none if it has no edges)."""
+    def answer_types(
+        self, relation: str, *, inverse: bool, given: Collection[str] | None = None
+    ) -> list[str]:
+        """Node types a projection along ``relation`` reaches (none if it has no edges);
+        with ``given``, only from inputs of those types."""
         signature = self.signatures.get(relation)
-        return sorted(signature.answer_types(inverse=inverse)) if signature else []
+        return sorted(signature.answer_types(inverse=inverse, given=given)) if signature else []
 
-    def answer_mask(self, relation: str, *, inverse: bool) -> np.ndarray:
-        """Entities inside the answer type of a projection along ``relation``."""
-        key = (relation, inverse)
+    def answer_mask(
+        self, relation: str, *, inverse: bool, given: Collection[str] | None = None
+    ) -> np.ndarray:
+        """Entities inside the answer type of a projection along ``relation`` (from inputs of
+        the ``given`` types)."""
+        key = (relation, inverse, None if given is None else frozenset(given))
         if key not in self._masks:
-            types = self.answer_types(relation, inverse=inverse)
+            types = self.answer_types(relation, inverse=inverse, given=given)
             codes = [self.type_names.index(name) for name in types]
             self._masks[key] = np.isin(self.type_codes, codes)
         return self._masks[key]
+
+    def types_in(self, mask: np.ndarray) -> list[str]:
+        """The node types of the entities in ``mask``."""
+        return [self.type_names[code] for code in np.unique(self.type_codes[mask]).tolist()]
 
     def evaluate(self, query: QueryNode, hybrid: Callable[[int], bool]) -> _Tree:
         """Candidate tables for every hop; predictions where ``hybrid(d)`` or a consumer needs
@@ -246,11 +258,13 @@ class ScoredGraph:
             dst.append(self.position[edge.head if node.inverse else edge.tail])
             score.append(self.config.exact_score(edge.confidence))
             edges.append(edge)
-        mask = self.answer_mask(node.relation, inverse=node.inverse)
+        # The hop's answer type follows from its input's (static, not thresholded) type.
+        given = self.types_in(child.mask)
+        mask = self.answer_mask(node.relation, inverse=node.inverse, given=given)
         report = HopReport(
             depth, node.relation, node.inverse, math.nan,
             "hybrid" if hybrid(depth) else "retrieval_only", len(inputs), len(src),
-            self.answer_types(node.relation, inverse=node.inverse), int(mask.sum()),
+            self.answer_types(node.relation, inverse=node.inverse, given=given), int(mask.sum()),
         )  # fmt: skip
         hop = _Hop(
             child, depth, node.relation, node.inverse,

@@ -21,7 +21,15 @@ from kgrecall.calibration import (
     power_scores,
 )
 from kgrecall.errors import DeadlineExceededError
-from kgrecall.kg import GraphStore, KGError, NetworkXStore, UnknownEntityError
+from kgrecall.kg import (
+    Edge,
+    GraphStore,
+    KGError,
+    NetworkXStore,
+    Node,
+    UnknownEntityError,
+    relation_signatures,
+)
 from kgrecall.kg.deadline import deadline
 from kgrecall.tools import (
     TOPOLOGIES,
@@ -212,6 +220,32 @@ def test_predictions_and_everything_stay_inside_the_answer_type() -> None:
         assert {types[c.id] for c in everything.candidates} == expected_types
         # 0.3·δ = 0.15: a threshold above it keeps retrieval only.
         assert gate.run(query, {0: 0.2}).ids == execute_sets(store, query)[0]
+
+
+def test_the_answer_type_follows_the_type_of_the_hops_input() -> None:
+    """``subclass_of`` joins diseases to diseases and phenotypes to phenotypes: from a disease
+    it reaches diseases only, from a phenotype phenotypes only — predictions and everything."""
+    store = small_store()
+    store.add_nodes([Node("D0", "disease", "Neurodegenerative disease")])
+    store.add_edges([Edge("D1", "subclass_of", "D0")])
+    signature = relation_signatures(store)["subclass_of"]
+    assert signature.pairs == {("disease", "disease"), ("phenotype", "phenotype")}
+    assert signature.answer_types(inverse=False) == {"disease", "phenotype"}
+    assert signature.answer_types(inverse=True, given={"disease"}) == {"disease"}
+    gate = ConformalGate(ScoredGraph(store, FlatPredictor()))
+    types = {node.id: node.type for node in store.nodes()}
+    from_disease = ProjectQuery(relation="subclass_of", input=EntityQuery(id="D2"))
+    from_phenotype = ProjectQuery(
+        relation="subclass_of",
+        input=ProjectQuery(relation="has_phenotype", input=EntityQuery(id="G1")),
+    )
+    for query, expected in ((from_disease, "disease"), (from_phenotype, "phenotype")):
+        hybrid = gate.run(query, dict.fromkeys(range(2), 0.1))
+        assert hybrid.predicted > 0 and {types[c.id] for c in hybrid.candidates} == {expected}
+        everything = gate.run(query, dict.fromkeys(range(2), 0.0))
+        size = sum(kind == expected for kind in types.values())
+        assert everything.answer_type_size == everything.total == size
+        assert everything.hops[-1].answer_types == [expected]
 
 
 def test_answers_behind_two_missing_edges_are_reachable() -> None:
