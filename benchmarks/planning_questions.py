@@ -76,8 +76,13 @@ answerable, 3 negated, 2 out of scope, 9 yes/no; genetic counsellors, residents 
 writing full sentences, clinical vignettes before the question, many multi-hop and set
 questions), by another writer who had read neither the code nor any other set, from the same
 tables, with the writer's own executor checking every gold tree and each disease's other
-record, is a development set (first score: ``results/planning_dev8_first.json``). The
-held-out figure is test, fresh, fresh2 and fresh4 together.
+record, is a development set (first score: ``results/planning_dev8_first.json``). A
+fourteenth, *dev9* (``dev9.jsonl``, 100 questions: 95 answerable, 3 negated, 2 out of scope,
+10 yes/no; half drug-discovery and computational biologists — terse, symbol-heavy, search-query
+style, ligand–receptor direction — half patients, families and advocacy volunteers — lay names,
+possessives, context sentences), by another writer who had read neither the code nor any other
+set, from the same tables, with the writer's own executor checking every gold tree, is a
+development set (first score: ``results/planning_dev9_first.json``). The held-out figure is test, fresh, fresh2 and fresh4 together.
 
 Targets (issue #16): exact-set match ≥ 0.85 on answerable questions; 0 confident plans on
 negated or out-of-scope questions; plan p50 ≤ 100 ms. Writes
@@ -116,14 +121,17 @@ DEV5 = HERE / "data" / "planning" / "dev5.jsonl"
 DEV6 = HERE / "data" / "planning" / "dev6.jsonl"
 DEV7 = HERE / "data" / "planning" / "dev7.jsonl"
 DEV8 = HERE / "data" / "planning" / "dev8.jsonl"
+DEV9 = HERE / "data" / "planning" / "dev9.jsonl"
 #: Sets written after the first one, scored as their own sets.
 LATER_SETS = {
     "fresh": FRESH, "dev2": DEV2, "dev3": DEV3, "fresh2": FRESH2, "dev4": DEV4, "fresh3": FRESH3,
     "fresh4": FRESH4, "dev5": DEV5, "dev6": DEV6, "dev7": DEV7,
-    "dev8": DEV8,
+    "dev8": DEV8, "dev9": DEV9,
 }  # fmt: skip
 #: Sets whose misses may be looked at while developing the planner.
-LOOKED_AT = ("dev", "dev2", "dev3", "dev4", "fresh3", "dev5", "dev6", "dev7", "dev8")
+LOOKED_AT = (
+    "dev", "dev2", "dev3", "dev4", "fresh3", "dev5", "dev6", "dev7", "dev8", "dev9",
+)  # fmt: skip
 #: Sets only ever scored: their figure together is the held-out one.
 HELD_OUT = ("test", "fresh", "fresh2", "fresh4")
 RESULTS = HERE / "results"

@@ -206,6 +206,23 @@ _IN_THE_SAME = re.compile(
     r"same\s+(?P<what>diseases|conditions|disorders)\s+as\b",
     re.IGNORECASE,
 )
+#: "subtypes of mitophagy or of microautophagy": the preposition said once for the list
+#: ("the genes for A and for B" already reads as the genes of each).
+_REPEATED_PREPOSITION = re.compile(
+    r"\b(?P<p>of|for|to|with|in)\s+(?P<a>[^,;?]+?)\s+(?P<c>or)\s+(?P=p)\s+", re.IGNORECASE
+)
+#: "annotated HPO phenotypes of X": the phenotypes of X (every one in the KG is annotated).
+_ANNOTATED_NOUN = re.compile(
+    r"\b(?:annotated|curated|recorded|listed)\s+(?=(?:HPO\s+)?(?:phenotypes?|features?|"
+    r"symptoms?|signs?)\b)",
+    re.IGNORECASE,
+)
+#: "conditions linked to the same genes as Rett": the conditions of Rett's genes.
+_SAME_GENES_AS = re.compile(
+    r"\b(?P<verb>linked|tied|associated|connected|related)\s+(?P<prep>to|with)\s+the\s+same\s+"
+    r"(?P<what>genes?)\s+as\b",
+    re.IGNORECASE,
+)
 #: "Is chorea a feature shared by A, B and C": a feature of each of them.
 _FEATURE_SHARED_BY = re.compile(
     r"\b(?P<article>an?)\s+(?P<noun>feature|symptom|sign|phenotype|finding)\s+shared\s+by\b",
@@ -658,6 +675,8 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _FEATURE_SHARED_BY.sub(r"\g<article> \g<noun> of", text)
     text = _WHOSE_PRODUCTS.sub("that encode proteins that ", text)
     text = _IN_THE_SAME.sub(r"are linked to the \g<what> linked to", text)
+    text = _SAME_GENES_AS.sub(r"\g<verb> \g<prep> the genes \g<verb> \g<prep>", text)
+    text = _ANNOTATED_NOUN.sub("", text)
     text = _A_CAUSE_OF.sub(lambda m: f"Does {m['x']} cause {m['y']}", text)
     text = _ALSO_KIND.sub(lambda m: f"{m['head']} are {m['also'] or ''}of {m['b']}", text)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
@@ -672,6 +691,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _ANNOTATED_AFTER.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
     text = _WHERE_ANNOTATED.sub(lambda m: f"that have {m.group('term')}", text)
     text = _BOTH_TO.sub(lambda m: f"annotated to both {m.group('a')} and ", text)
+    text = _REPEATED_PREPOSITION.sub(r"\g<p> \g<a> \g<c> ", text)
     text = _LIST_FOR.sub(lambda m: f"the {m.group('noun')}s of", text)
     text = _WHOSE_RECORDS.sub("that have", _AS_KIND.sub("", text))
     text = _shared(text)
@@ -982,6 +1002,12 @@ def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]
             return right.capitalize() if word[0].isupper() else right
         if len(word) < 5 or not word.islower() or word in _VOCABULARY or linker.lookup(word):
             return word
+        if word.endswith("s") and not linker.lookup(word[:-1]):
+            # "parkinsons": Parkinson's, not a misspelt parkinsonism
+            for possessive in (f"{word[:-1]}'s", f"{word[:-1].capitalize()}'s"):
+                if linker.lookup(possessive):
+                    corrected.append((word, possessive))
+                    return possessive
         patterns = [*(p for p, _ in TYPE_WORDS), *(p for p, _, _, _ in _RELATION_NOUNS)]
         if word in _STOP or any(p.fullmatch(word) for p in patterns):
             return word  # "subtypes" is read as it is

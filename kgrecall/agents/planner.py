@@ -100,21 +100,62 @@ _GENERIC_VERBS = frozenset(
 _SENTENCE_END = re.compile(
     r"(?<=[A-Za-z0-9)][.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\bcf\.)\s+(?=\S)"
 )
+
+
+def _question_last(question: str) -> str:
+    """``question`` with a remark after its last question mark moved before it, as context
+    ("What binds both LRP4 and LRP5? thinking sclerostin/DKK axis" → "thinking sclerostin/DKK
+    axis. What binds both LRP4 and LRP5?"): the sentence asked is read as the question. A
+    remark of one word ("… ? (GO)") stays where it is."""
+    text = question.strip()
+    sentences = _SENTENCE_END.split(text)
+    asking = [i for i, sentence in enumerate(sentences) if sentence.rstrip().endswith("?")]
+    if not asking or asking[-1] == len(sentences) - 1:
+        return text
+    after = [sentence.rstrip() for sentence in sentences[asking[-1] + 1 :]]
+    if sum(len(sentence.split()) for sentence in after) < 2:
+        return text
+    remark = [s if s.endswith((".", "!", "?")) else f"{s}." for s in after]
+    return " ".join([*remark, *sentences[: asking[-1] + 1]])
+
+
+#: A request for the whole list after the question ("ApoE receptors - full list pls", "…,
+#: union list"): it asks for nothing more than the question.
+_LIST_ADJECTIVE = r"(?:full|complete|whole|entire|union|combined)"
+_TRAILING_REQUEST = re.compile(
+    rf"(?:\s*[-–—,:]\s*(?:(?:the|a)\s+)?(?:{_LIST_ADJECTIVE}\s+)?|\s+(?:(?:the|a)\s+)?"
+    rf"{_LIST_ADJECTIVE}\s+)list(?:\s+(?:pls|please|plz|thx|thanks))?$",
+    re.IGNORECASE,
+)
 #: A colon or a spaced dash after a scene-setting phrase, before the question itself.
 _SCENE_BREAK = re.compile(r"(?::|\s[-–—])\s+(?=(?:\S+\s+){2})")
-#: A reference back to an earlier sentence: "that sign", "this gene", "it", "they".
+#: A spaced dash inside the question's sentence, after its topic.
+_DASH_TOPIC = re.compile(r"\s[-–—]\s")
+#: An asked phrase that ends on what quantifies the topic after it ("… that hit both").
+_ENDS_WITH_QUANTIFIER = re.compile(r"\b(?:both|either|all|each|any)$", re.IGNORECASE)
+#: Two words joined by a slash ("HER3/HER4", "TrkA/TrkB"): a list when each is a name.
+_SLASHED = re.compile(r"(?<![\w/])(?P<a>[\w-]+)/(?P<b>[\w-]+)(?![\w/])")
+#: A relation written by its KG name ("part_of", "has_phenotype"): read as words.
+_RELATION_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+#: A reference back to an earlier sentence: "that sign", "this gene", "it", "they" — not a
+#: comparison with a name ("the same genes as Rett").
 _BACK_REFERENCE = re.compile(
     r"\b(?:(?:that|this|these|those|the\s+same)\s+(?:signs?|symptoms?|features?|phenotypes?|"
-    r"findings?|genes?|diseases?|disorders?|conditions?|proteins?|terms?|processes)|"
+    r"findings?|genes?|diseases?|disorders?|conditions?|proteins?|terms?|processes)\b"
+    r"(?!\s+as\b)|"
     r"it|its|they|them|their)\b",
     re.IGNORECASE,
 )
 #: A back reference the context's names can fill: "both genes", "either gene", "those
-#: features", "both of those features", "that protein", "it".
+#: features", "both of those features", "that protein", "it"; without a noun ("both of
+#: those", "either one", "those two") the last two names of any kind.
 _REFERRING = re.compile(
     r"\b(?P<det>both(?:\s+of\s+(?:these|those|them))?|either(?:\s+of\s+(?:these|those))?|"
-    r"these|those|the\s+two|this|that)\s+(?P<noun>genes?|proteins?|diseases?|disorders?|"
-    r"conditions?|features?|symptoms?|signs?|phenotypes?|findings?)\b"
+    r"(?:these|those)\s+two|these|those|the\s+two|this|that)\s+(?P<noun>genes?|proteins?|"
+    r"diseases?|disorders?|conditions?|syndromes?|features?|symptoms?|signs?|phenotypes?|"
+    r"findings?)\b"
+    r"|\b(?P<pair>both\s+of\s+(?:these|those|them)|either\s+(?:one|of\s+(?:these|those|them))|"
+    r"(?:these|those|the)\s+two(?:\s+of\s+them)?)(?![\w-])"
     r"|\b(?P<pronoun>it|its)\b",
     re.IGNORECASE,
 )
@@ -125,6 +166,7 @@ _REFERRED_TYPES: dict[str, frozenset[str]] = {
     "disease": frozenset({"disease"}),
     "disorder": frozenset({"disease"}),
     "condition": frozenset({"disease"}),
+    "syndrome": frozenset({"disease"}),
     "feature": frozenset({"phenotype"}),
     "symptom": frozenset({"phenotype"}),
     "sign": frozenset({"phenotype"}),
@@ -347,7 +389,10 @@ class OfflinePlanner:
 
         The phrase structure (:mod:`kgrecall.agents.chart`) reads first; when it cannot,
         the patterns (which also guess an unknown relation wording by embedding) do."""
-        text = question.strip().rstrip("?.! ").strip()
+        text = _TRAILING_REQUEST.sub("", _question_last(question).rstrip("?.! ")).strip()
+        text = _RELATION_NAME.sub(
+            lambda m: m[0].replace("_", " ") if m[0] in self.signatures else m[0], text
+        )
         if not text:
             raise PlanningError("the question is empty")
         self.refuse_negation(text)
@@ -355,6 +400,8 @@ class OfflinePlanner:
         # "designing a panel: genes implicated in …", "we're phenotyping a cohort - what …"
         *scene, last = _SCENE_BREAK.split(sentences[-1])
         sentences[-1:] = [" ".join(scene), last] if scene else [last]
+        # "HER3/HER4 - ligands that hit both": a topic, then what is asked about it
+        topic = " ".join(scene) if len(sentences) == 2 and _DASH_TOPIC.search(text) else None
         # "Planning a dementia panel. Genes implicated in bvFTD?": the sentences before the
         # question set the scene; read without them when the whole cannot be read
         asked = sentences[-1].rstrip("?.! ").strip() if len(sentences) > 1 else None
@@ -366,6 +413,10 @@ class OfflinePlanner:
             try:
                 return self._reading()._patterns(question, text)
             except PlanningError as error:
+                if topic and asked:
+                    plan = self._about_topic(question, asked, topic)
+                    if plan is not None:
+                        return plan
                 if asked:
                     plan = self._asked_alone(question, asked, " ".join(sentences[:-1]))
                     if plan is not None:
@@ -376,6 +427,32 @@ class OfflinePlanner:
                 # the words neither reading knows, else the patterns' reason (it names the
                 # closest entity or relation)
                 raise (unread if str(unread).startswith(chart.UNREAD) else error) from None
+
+    def _slash_list(self, match: re.Match[str]) -> str:
+        """ "HER3/HER4" as "HER3 and HER4" when each side names an entity and the whole does
+        not (a name with a slash, "hypocretin/orexin" as one, stays)."""
+        if self._exact(match[0]) or not (self._exact(match["a"]) and self._exact(match["b"])):
+            return match[0]
+        return f"{match['a']} and {match['b']}"
+
+    def _about_topic(self, question: str, asked: str, topic: str) -> QueryPlan | None:
+        """A search-style "TOPIC - what is asked" read as the asked phrase about the topic
+        ("parkin (PRKN) - annotated HPO phenotypes": "annotated HPO phenotypes of parkin
+        (PRKN)"; "HER3/HER4 - ligands that hit both": "ligands that hit both HER3/HER4"),
+        flagged with a note; ``None`` when that cannot be read either."""
+        joint = " " if _ENDS_WITH_QUANTIFIER.search(asked) else " of "
+        topic = _SLASHED.sub(self._slash_list, topic)  # a search topic lists by slashes
+        text = f"{asked}{joint}{topic}"
+        try:
+            plan = self._reading()._phrases(question, text)
+        except PlanningError:
+            try:
+                plan = self._reading()._patterns(question, text)
+            except PlanningError:
+                return None
+        plan.notes.insert(0, f"read {question.strip()!r} as {text!r}")
+        plan.unread.insert(0, f"{topic} -")  # the reordering is a guess: flagged
+        return plan
 
     def _referents_filled(self, asked: str, context: str) -> tuple[str, str] | None:
         """``asked`` with its back references replaced by the names the context gives them
@@ -393,6 +470,17 @@ class OfflinePlanner:
         readings: list[str] = []
 
         def fill(match: re.Match[str]) -> str:
+            if match["pair"]:  # "both of those", "either one": the last two names
+                pair = list(dict.fromkeys(text for text, _ in named))[-2:]
+                if len(pair) < 2:
+                    raise LookupError(match[0])
+                first = match["pair"].split()[0].lower()
+                joined = (
+                    f"either {pair[0]} or {pair[1]}" if first == "either" else " and ".join(pair)
+                )
+                joined = f"both {joined}" if first == "both" else joined
+                readings.append(f"{match[0]!r} as {joined!r}")
+                return joined
             if match["pronoun"]:
                 if len(named) != 1:
                     raise LookupError(match[0])
@@ -780,9 +868,10 @@ class OfflinePlanner:
         # "genes implicated in the progressive myoclonus epilepsies": a grouping term the KG
         # annotates only through its members stands for its direct subtypes
         self.relations.pop()
+        name = relation.name or (node.relation if isinstance(node, ProjectQuery) else "")
         self.readings.append(
             f"read {tag.text!r} as the direct subtypes of {anchor.name} ({anchor.id}), which "
-            f"has no {relation.name} edges of its own"
+            f"has no {name + ' ' if name else ''}edges of its own"
         )
         members = ProjectQuery(
             relation="subclass_of", inverse=True, input=EntityQuery(id=anchor.id)
@@ -1039,10 +1128,12 @@ class OfflinePlanner:
         """:class:`PlanningError` when the question is negated ("genes NOT associated with
         X"): a KG lists what is known, not what is ruled out, so the complement of an answer
         set is not an answer. A negation word inside an entity name ("… with or without
-        aura") is not one."""
-        words = list(_WORD.finditer(question))
-        for match in _NEGATION.finditer(question):
-            if not self._inside_name(question, words, match.start()):
+        aura") is not one, nor is one in a sentence before the question ("… but they haven't
+        found her gene yet. Which genes are known …?" asks positively)."""
+        asked = _SENTENCE_END.split(_question_last(question))[-1]
+        words = list(_WORD.finditer(asked))
+        for match in _NEGATION.finditer(asked):
+            if not self._inside_name(asked, words, match.start()):
                 raise PlanningError(
                     f"the question is negated ({match.group(0)!r}): kgrecall answers what the "
                     "KG links, not what it does not; ask the positive question and compare "

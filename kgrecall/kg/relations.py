@@ -71,13 +71,14 @@ _DEFINITIONS = [
         "interacts_with",
         "physical or functional interaction (e.g. ligand–receptor)",
         verb="interacts with",
-        # "what binds MuSK", "what signals through RET": the answers are the ligands (edges
+        # "what binds MuSK", "what signals through RET", "ligands that hit HER3" (drug
+        # discovery's word for binding a target): the answers are the ligands (edges
         # point from ligand to receptor) unless the anchor's own edges say otherwise
         question_phrases=(
             (r"(?:interaction |binding )?partners of|(?:that |which )?interact(?:s|ing)? with|"
              r"(?:are |is )?bound by|talks? to", "forward"),
             (r"bind(?:s|ing)?(?: to)?|signal(?:s|ling)? (?:through|via)|"
-             r"dock(?:s|ing)? (?:on(?:to)?|to)", "inverse"),
+             r"dock(?:s|ing)? (?:on(?:to)?|to)|hit(?:s|ting)?", "inverse"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
     ),

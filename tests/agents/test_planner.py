@@ -1180,3 +1180,87 @@ def test_sentences_before_the_question_are_context_unless_it_refers_back(
         "associated_with", project("has_phenotype", entity(CHOREA_SIGN), True)
     )
     assert plan.ambiguous and "'that sign' as 'chorea'" in plan.unread[0]
+
+
+RETT, ANGELMAN, HER3, HER4 = "ORPHA:778", "OMIM:105830", "uniprot:P21860", "uniprot:Q15303"
+MITOPHAGY, MICROAUTOPHAGY = "GO:0000423", "GO:0016237"
+VESICLE_EXOCYTOSIS, LATE_ONSET_PD = "GO:0016079", "OMIM:168600"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "the same genes as X" is a comparison with a name, not a back reference
+        ("Which diseases are tied to the same genes as Rett syndrome?",
+         project("associated_with", project("associated_with", entity(RETT), True))),
+        # a relation written by its KG name, as a data scientist types it
+        ("Which GO terms are part_of synaptic vesicle exocytosis?",
+         project("part_of", entity(VESICLE_EXOCYTOSIS), True)),
+        # drug discovery's "hit" is binding: the ligands of the receptor
+        ("Which ligands hit ERBB4?", project("interacts_with", entity(HER4), True)),
+        # a request for the whole list after a dash asks nothing more
+        ("APOE receptors - full list pls", project("interacts_with", entity(APOE))),
+        # the preposition said again after "or"
+        ("subtypes of mitophagy or of microautophagy",
+         {"op": "union", "inputs": [project("subclass_of", entity(MITOPHAGY), True),
+                                    project("subclass_of", entity(MICROAUTOPHAGY), True)]}),
+        # "annotated HPO phenotypes" are the phenotypes
+        ("parkin (PRKN) - annotated HPO phenotypes", project("has_phenotype", entity(PARKIN))),
+    ],
+)  # fmt: skip
+def test_questions_of_the_fourteenth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_only_the_sentence_asked_is_checked_for_negation(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    genes_of_rett = project("associated_with", entity(RETT), True)
+    plan = planner.plan("The doctors haven't found her gene yet. Which genes are linked to Rett "
+                        "syndrome?")  # fmt: skip
+    assert plan.query.model_dump() == genes_of_rett and plan.ambiguous
+    # a remark after the question mark is context, and the question is still checked
+    plan = planner.plan("Which genes are linked to Rett syndrome? asking for a support group")
+    assert plan.query.model_dump() == genes_of_rett
+    assert plan.ambiguous and plan.unread == ["asking for a support group."]
+    with pytest.raises(PlanningError, match="negated"):
+        planner.plan("Which genes are not linked to Rett syndrome? just checking")
+
+
+def test_a_reference_without_a_noun_is_read_as_the_last_two_names(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    plan = planner.plan("Our group covers Rett syndrome and Angelman syndrome. Which genes cause "
+                        "either one?")  # fmt: skip
+    assert plan.query.model_dump() == {
+        "op": "union",
+        "inputs": [project("associated_with", entity(RETT), True),
+                   project("associated_with", entity(ANGELMAN), True)],
+    }  # fmt: skip
+    assert plan.ambiguous
+    assert "'either one' as 'either Rett syndrome or Angelman syndrome'" in plan.unread[0]
+
+
+def test_a_search_topic_before_a_dash_is_what_the_request_is_about(
+    service: QueryService,
+) -> None:
+    plan = service.resources("demo").planner.plan("ERBB3/ERBB4 - ligands that hit both")
+    assert plan.query.model_dump() == {
+        "op": "intersect",
+        "inputs": [project("interacts_with", entity(HER3), True),
+                   project("interacts_with", entity(HER4), True)],
+    }  # fmt: skip
+    assert plan.ambiguous  # the reordering is a guess
+    assert (
+        "read 'ERBB3/ERBB4 - ligands that hit both' as 'ligands that hit both ERBB3 and ERBB4'"
+        in plan.notes
+    )
+
+
+def test_a_possessive_typed_without_its_apostrophe_is_the_disease(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan(
+        "is PINK1 one of the genes for late-onset parkinsons?"
+    )
+    assert plan.query.model_dump() == project("associated_with", entity(LATE_ONSET_PD), True)
+    assert plan.candidate is not None and plan.candidate.id == PINK1
+    assert "read 'parkinsons' as \"Parkinson's\"" in plan.notes
