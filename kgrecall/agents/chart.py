@@ -77,7 +77,11 @@ TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
         (r"genes?", "gene"),
         (r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?", "protein"),
         (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
-        (r"phenotypes?|symptoms?|clinical features?|features?|signs?|manifestations?", "phenotype"),
+        (
+            r"phenotypes?|symptoms?|clinical features?|features?|signs?|manifestations?|"
+            r"problems?|complications?",
+            "phenotype",
+        ),
         (r"drugs?|compounds?|medications?", "drug"),
         (r"pathways?", "pathway"),
     ]
@@ -204,6 +208,14 @@ _WHOSE_PRODUCTS = re.compile(
 _IN_THE_SAME = re.compile(
     r"\b(?:(?:turns?|shows?)\s+up|appears?|(?:are|is)\s+(?:seen|found|involved))\s+in\s+the\s+"
     r"same\s+(?P<what>diseases|conditions|disorders)\s+as\b",
+    re.IGNORECASE,
+)
+#: "what kinds of symptoms": the symptoms — kinds of a node type are that type, not subtypes
+#: ("what kind of disease is X" asks for X's class: left as it is).
+_KINDS_OF_TYPE = re.compile(
+    r"\b(?P<wh>what|which)\s+(?:kinds|types|sorts)\s+of\s+(?=(?:[\w-]+\s+)?(?:"
+    + "|".join(p.pattern.removesuffix(r"\b") for p, _ in TYPE_WORDS)
+    + r")\b)",
     re.IGNORECASE,
 )
 #: "subtypes of mitophagy or of microautophagy": the preposition said once for the list
@@ -677,6 +689,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _IN_THE_SAME.sub(r"are linked to the \g<what> linked to", text)
     text = _SAME_GENES_AS.sub(r"\g<verb> \g<prep> the genes \g<verb> \g<prep>", text)
     text = _ANNOTATED_NOUN.sub("", text)
+    text = _KINDS_OF_TYPE.sub(r"\g<wh> ", text)
     text = _A_CAUSE_OF.sub(lambda m: f"Does {m['x']} cause {m['y']}", text)
     text = _ALSO_KIND.sub(lambda m: f"{m['head']} are {m['also'] or ''}of {m['b']}", text)
     text = _FRONTED.sub(lambda m: f"{m.group('rest')} {m.group('joint').lower()}", text)
@@ -1314,7 +1327,16 @@ class _Tagger:
             if self._absorbed(i, end) or self._elided(i, end) or self._shared_head(i, end):
                 i = end
                 continue
-            linked = self.linker.link(mention, k=5, fuzzy="fallback")
+            following = self.taken[end] if end < len(self.tokens) else None
+            # "movement problems": an everyday word qualifying a kind is no fuzzy name, unless
+            # the two name something together ("muscle diseases")
+            qualifier = (
+                following is not None
+                and following.kind == "type"
+                and everyday(mention)
+                and not self.linker.lookup(f"{mention} {following.text}")
+            )
+            linked = [] if qualifier else self.linker.link(mention, k=5, fuzzy="fallback")
             if linked:
                 self._take(Tag("entity", mention, i, end, entities=linked, fuzzy=True))
             else:

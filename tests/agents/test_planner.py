@@ -1206,6 +1206,14 @@ VESICLE_EXOCYTOSIS, LATE_ONSET_PD = "GO:0016079", "OMIM:168600"
                                     project("subclass_of", entity(MICROAUTOPHAGY), True)]}),
         # "annotated HPO phenotypes" are the phenotypes
         ("parkin (PRKN) - annotated HPO phenotypes", project("has_phenotype", entity(PARKIN))),
+        # kinds of symptoms are symptoms; an everyday word qualifying them is left out
+        ("What kinds of symptoms does Wilson's disease cause?",
+         project("has_phenotype", entity(WILSON))),
+        ("What movement problems does Wilson's disease cause?",
+         project("has_phenotype", entity(WILSON))),
+        # … while the kind of disease a disease is, is its class
+        ("What kind of disease is Nasu-Hakola disease?",
+         project("subclass_of", entity("ORPHA:2770"))),
     ],
 )  # fmt: skip
 def test_questions_of_the_fourteenth_writer_classes(
