@@ -672,6 +672,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     and how many "siblings of" were spelt out."""
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
+    text = _SUSPENDED.sub(partial(_suspended, linker=linker), text)
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
     text = _CONTRACTED.sub(lambda m: f"{m.group(1) or m.group(2)} is", text)  # "What's …"
@@ -993,6 +994,34 @@ _QUESTION_WORD_TYPOS = {
     "wat": "what", "wht": "what", "waht": "what", "whta": "what", "wich": "which",
     "whcih": "which", "whihc": "which", "wihch": "which", "whic": "which",
 }  # fmt: skip
+
+
+#: A prefix whose word is said once for two ("pre- or postsynaptic", "early- or late-onset").
+_SUSPENDED = re.compile(
+    r"\b(?P<prefix>[A-Za-z]+)-\s+(?P<joint>or|and)\s+(?P<word>[A-Za-z]+(?:-[A-Za-z]+)?)\b"
+)
+
+
+def _suspended(match: re.Match[str], linker: EntityIndex) -> str:
+    """The suspended prefix completed with the other word's ending: after its hyphen
+    ("late-onset": "early-onset"), else the longest ending that makes a word of a name or an
+    everyday word with the prefix ("postsynaptic": "presynaptic"); unchanged when none does."""
+    prefix, word = match["prefix"], match["word"]
+    if "-" in word:
+        completed = f"{prefix}-{word.split('-', 1)[1]}"
+    else:
+        completed = next(
+            (
+                prefix + word[cut:]
+                for cut in range(1, len(word) - 2)
+                if (prefix + word[cut:]).lower() in linker.name_words
+                or everyday((prefix + word[cut:]).lower())
+            ),
+            "",
+        )
+    if not completed:
+        return match[0]
+    return f"{completed} {match['joint']} {word}"
 
 
 def _spelled(text: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]]]:

@@ -45,6 +45,7 @@ on any error.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import re
@@ -148,7 +149,8 @@ _BACK_REFERENCE = re.compile(
 )
 #: A back reference the context's names can fill: "both genes", "either gene", "those
 #: features", "both of those features", "that protein", "it"; without a noun ("both of
-#: those", "either one", "those two") the last two names of any kind.
+#: those", "either one", "those two") the last two names of any kind; "is that one of …"
+#: asks about the one name before it.
 _REFERRING = re.compile(
     r"\b(?P<det>both(?:\s+of\s+(?:these|those|them))?|either(?:\s+of\s+(?:these|those))?|"
     r"(?:these|those)\s+two|these|those|the\s+two|this|that)\s+(?P<noun>genes?|proteins?|"
@@ -156,7 +158,7 @@ _REFERRING = re.compile(
     r"findings?)\b"
     r"|\b(?P<pair>both\s+of\s+(?:these|those|them)|either\s+(?:one|of\s+(?:these|those|them))|"
     r"(?:these|those|the)\s+two(?:\s+of\s+them)?)(?![\w-])"
-    r"|\b(?P<pronoun>it|its)\b",
+    r"|\b(?P<pronoun>it|its|(?<=\bis\s)that(?=\s+(?:one\s+of|an?)\s))\b",
     re.IGNORECASE,
 )
 #: The node types a referring noun names.
@@ -405,6 +407,15 @@ class OfflinePlanner:
         # "Planning a dementia panel. Genes implicated in bvFTD?": the sentences before the
         # question set the scene; read without them when the whole cannot be read
         asked = sentences[-1].rstrip("?.! ").strip() if len(sentences) > 1 else None
+        if asked and not scene and _REFERRING.search(asked):
+            # "my son has an SCN8A variant. is that one of the genes for Dravet?": the last
+            # sentence is the question, its reference filled from the sentences before it (a
+            # scene before a colon is read with it: "Wilson disease gene: … is it annotated
+            # with?" refers to the gene, not to the disease its tag names)
+            with contextlib.suppress(PlanningError):  # else read as a whole, as below
+                plan = self._asked_alone(question, asked, " ".join(sentences[:-1]))
+                if plan is not None:
+                    return plan
         try:
             return self._reading()._phrases(question, text)
         except PlanningError as unread:

@@ -1272,3 +1272,20 @@ def test_a_possessive_typed_without_its_apostrophe_is_the_disease(service: Query
     assert plan.query.model_dump() == project("associated_with", entity(LATE_ONSET_PD), True)
     assert plan.candidate is not None and plan.candidate.id == PINK1
     assert "read 'parkinsons' as \"Parkinson's\"" in plan.notes
+
+
+def test_a_suspended_prefix_is_completed_and_that_refers_to_the_name_before_it(
+    service: QueryService,
+) -> None:
+    planner = service.resources("demo").planner
+    plan = planner.plan("genes for early- or late-onset Parkinson disease")
+    assert plan.query.model_dump() == {
+        "op": "union",
+        "inputs": [project("associated_with", entity(YOPD), True),
+                   project("associated_with", entity(LATE_ONSET_PD), True)],
+    }  # fmt: skip
+    plan = planner.plan("Our son carries a PINK1 variant. Is that one of the genes for late-onset "
+                        "Parkinson disease?")  # fmt: skip
+    assert plan.query.model_dump() == project("associated_with", entity(LATE_ONSET_PD), True)
+    assert plan.candidate is not None and plan.candidate.id == PINK1
+    assert plan.ambiguous and "'that' as 'PINK1'" in plan.unread[0]
