@@ -350,8 +350,8 @@ def markdown(figures: dict[str, Any], show: int) -> str:
         "written after them, only scored; *dev4*, a development set again (scored once "
         "before any change made from it); *fresh3*, only scored until it was turned into a "
         "development set (its first score is in `results/planning_fresh3_first.json`); "
-        "*fresh4*, only scored; *dev5* to *dev8* written last, development sets (their first "
-        "scores are in `results/planning_dev5_first.json` … `…_dev8_first.json`); *held out "
+        "*fresh4*, only scored; *dev5* to *dev9* written last, development sets (their first "
+        "scores are in `results/planning_dev5_first.json` … `…_dev9_first.json`); *held out "
         "together*: test, fresh, fresh2 and fresh4:",
         "",
         "| set | questions | exact set (answerable) | refused | confident wrong / plan "
