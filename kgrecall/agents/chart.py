@@ -218,11 +218,6 @@ _KINDS_OF_TYPE = re.compile(
     + r")\b)",
     re.IGNORECASE,
 )
-#: "subtypes of mitophagy or of microautophagy": the preposition said once for the list
-#: ("the genes for A and for B" already reads as the genes of each).
-_REPEATED_PREPOSITION = re.compile(
-    r"\b(?P<p>of|for|to|with|in)\s+(?P<a>[^,;?]+?)\s+(?P<c>or)\s+(?P=p)\s+", re.IGNORECASE
-)
 #: "annotated HPO phenotypes of X": the phenotypes of X (every one in the KG is annotated).
 _ANNOTATED_NOUN = re.compile(
     r"\b(?:annotated|curated|recorded|listed)\s+(?=(?:HPO\s+)?(?:phenotypes?|features?|"
@@ -705,7 +700,6 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _ANNOTATED_AFTER.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
     text = _WHERE_ANNOTATED.sub(lambda m: f"that have {m.group('term')}", text)
     text = _BOTH_TO.sub(lambda m: f"annotated to both {m.group('a')} and ", text)
-    text = _REPEATED_PREPOSITION.sub(r"\g<p> \g<a> \g<c> ", text)
     text = _LIST_FOR.sub(lambda m: f"the {m.group('noun')}s of", text)
     text = _WHOSE_RECORDS.sub("that have", _AS_KIND.sub("", text))
     text = _shared(text)

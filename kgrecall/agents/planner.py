@@ -439,6 +439,17 @@ class OfflinePlanner:
                 # closest entity or relation)
                 raise (unread if str(unread).startswith(chart.UNREAD) else error) from None
 
+    def _read(self, question: str, text: str) -> QueryPlan | None:
+        """``text`` read by its phrase structure, else by the patterns; ``None`` when neither
+        reads it."""
+        try:
+            return self._reading()._phrases(question, text)
+        except PlanningError:
+            try:
+                return self._reading()._patterns(question, text)
+            except PlanningError:
+                return None
+
     def _slash_list(self, match: re.Match[str]) -> str:
         """ "HER3/HER4" as "HER3 and HER4" when each side names an entity and the whole does
         not (a name with a slash, "hypocretin/orexin" as one, stays)."""
@@ -449,18 +460,14 @@ class OfflinePlanner:
     def _about_topic(self, question: str, asked: str, topic: str) -> QueryPlan | None:
         """A search-style "TOPIC - what is asked" read as the asked phrase about the topic
         ("parkin (PRKN) - annotated HPO phenotypes": "annotated HPO phenotypes of parkin
-        (PRKN)"; "HER3/HER4 - ligands that hit both": "ligands that hit both HER3/HER4"),
+        (PRKN)"; "HER3/HER4 - ligands that hit both": "ligands that hit both HER3 and HER4"),
         flagged with a note; ``None`` when that cannot be read either."""
         joint = " " if _ENDS_WITH_QUANTIFIER.search(asked) else " of "
         topic = _SLASHED.sub(self._slash_list, topic)  # a search topic lists by slashes
         text = f"{asked}{joint}{topic}"
-        try:
-            plan = self._reading()._phrases(question, text)
-        except PlanningError:
-            try:
-                plan = self._reading()._patterns(question, text)
-            except PlanningError:
-                return None
+        plan = self._read(question, text)
+        if plan is None:
+            return None
         plan.notes.insert(0, f"read {question.strip()!r} as {text!r}")
         plan.unread.insert(0, f"{topic} -")  # the reordering is a guess: flagged
         return plan
@@ -536,14 +543,7 @@ class OfflinePlanner:
                 context = f"{context} (read {filled})"
             elif _BACK_REFERENCE.search(asked):
                 return None
-        plan: QueryPlan | None
-        try:
-            plan = self._reading()._phrases(question, asked)
-        except PlanningError:
-            try:
-                plan = self._reading()._patterns(question, asked)
-            except PlanningError:
-                plan = self._by_schema(question, asked)
+        plan = self._read(question, asked) or self._by_schema(question, asked)
         if plan is not None:  # flagged: what the context says is not checked
             plan.notes.insert(0, f"read the last sentence as the question; {context!r} before "
                                  "it was taken as context, not read")  # fmt: skip

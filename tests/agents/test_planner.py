@@ -1200,7 +1200,7 @@ VESICLE_EXOCYTOSIS, LATE_ONSET_PD = "GO:0016079", "OMIM:168600"
         ("Which ligands hit ERBB4?", project("interacts_with", entity(HER4), True)),
         # a request for the whole list after a dash asks nothing more
         ("APOE receptors - full list pls", project("interacts_with", entity(APOE))),
-        # the preposition said again after "or"
+        # the preposition said again after "or" (read so before, kept as a guard)
         ("subtypes of mitophagy or of microautophagy",
          {"op": "union", "inputs": [project("subclass_of", entity(MITOPHAGY), True),
                                     project("subclass_of", entity(MICROAUTOPHAGY), True)]}),
