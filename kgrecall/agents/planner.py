@@ -397,7 +397,7 @@ class OfflinePlanner:
         )
         if not text:
             raise PlanningError("the question is empty")
-        self.refuse_negation(text)
+        self.refuse_negation(question)
         sentences = _SENTENCE_END.split(text)
         # "designing a panel: genes implicated in …", "we're phenotyping a cohort - what …"
         *scene, last = _SCENE_BREAK.split(sentences[-1])
@@ -1140,8 +1140,10 @@ class OfflinePlanner:
         X"): a KG lists what is known, not what is ruled out, so the complement of an answer
         set is not an answer. A negation word inside an entity name ("… with or without
         aura") is not one, nor is one in a sentence before the question ("… but they haven't
-        found her gene yet. Which genes are known …?" asks positively)."""
-        asked = _SENTENCE_END.split(_question_last(question))[-1]
+        found her gene yet. Which genes are known …?" asks positively). Without a question
+        mark no sentence is known to be the question: every one is checked."""
+        reordered = _question_last(question)
+        asked = _SENTENCE_END.split(reordered)[-1] if reordered.endswith("?") else reordered
         words = list(_WORD.finditer(asked))
         for match in _NEGATION.finditer(asked):
             if not self._inside_name(asked, words, match.start()):

@@ -1234,6 +1234,9 @@ def test_only_the_sentence_asked_is_checked_for_negation(service: QueryService) 
     assert plan.ambiguous and plan.unread == ["asking for a support group."]
     with pytest.raises(PlanningError, match="negated"):
         planner.plan("Which genes are not linked to Rett syndrome? just checking")
+    # without a question mark no sentence is known to be the question: all are checked
+    with pytest.raises(PlanningError, match="negated"):
+        planner.plan("Which genes are not linked to Rett syndrome. We need them for a panel")
 
 
 def test_a_reference_without_a_noun_is_read_as_the_last_two_names(service: QueryService) -> None:
