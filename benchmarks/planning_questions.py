@@ -82,7 +82,8 @@ fourteenth, *dev9* (``dev9.jsonl``, 100 questions: 95 answerable, 3 negated, 2 o
 style, ligand–receptor direction — half patients, families and advocacy volunteers — lay names,
 possessives, context sentences), by another writer who had read neither the code nor any other
 set, from the same tables, with the writer's own executor checking every gold tree, is a
-development set (first score: ``results/planning_dev9_first.json``). The held-out figure is test, fresh, fresh2 and fresh4 together.
+development set (first score: ``results/planning_dev9_first.json``). The held-out figure
+is test, fresh, fresh2 and fresh4 together.
 
 Targets (issue #16): exact-set match ≥ 0.85 on answerable questions; 0 confident plans on
 negated or out-of-scope questions; plan p50 ≤ 100 ms. Writes
