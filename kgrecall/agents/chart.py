@@ -693,7 +693,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     # "In which diseases is X seen" → "which diseases is X seen in"
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
     text = _SOURCE_CONTEXT.sub("", _SOURCE_POSSESSIVE.sub("", text))
-    text = _resolved(text)
+    text = _resolved(_chained(text))
     text = _procedure(text)
     text = _CATEGORY_OF.sub(_categories_of, text)
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
@@ -857,6 +857,48 @@ def _statement_topic(topic: str, rest: str) -> str:
     if subject is not None and _THAT_ONE.search(rest):
         return subject["subject"]
     return topic
+
+
+#: A question, then another about its answers: "Which genes encode the receptors NGF binds,
+#: and what diseases are those genes linked to", "What receptors does NGF bind? Which
+#: diseases are linked to their genes".
+_CHAINED = re.compile(
+    r"^(?P<first>(?:which|what)\s.+?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|[;.?]\s*(?:and\s+)?|"
+    r"\s+and\s+then\s+|\s+-+>\s+|\s+[-–—]+\s+)(?P<rest>(?:which|what)\s.+)$",
+    re.IGNORECASE,
+)
+#: A question asking for a group: "which genes encode …", "what other conditions are …".
+_ASKED_GROUP = re.compile(
+    rf"^(?:which|what)\s+(?P<group>(?:[\w-]+\s+){{0,2}}?(?:{_TYPE_WORD}))\s+(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+#: The group's question inverted around its subject: "is HTT linked to", "does NGF bind".
+_INVERTED = re.compile(
+    r"^(?:(?P<be>is|are|was|were)|do|does|did)\s+(?P<subject>.+?)\s+"
+    r"(?P<verb>(?(be)(?:\w+ed|bound|seen|known|found)\b|\w+\b).*)$",
+    re.IGNORECASE,
+)
+
+
+def _chained(text: str) -> str:
+    """A question, then another about its answers, read as one: "Which genes encode the
+    receptors NGF binds, and what diseases are those genes linked to" → "what diseases are
+    the genes that encode the receptors NGF binds linked to". Unchanged unless the second
+    refers back ("those genes", "their", "they") and the first asks for a group."""
+    match = _CHAINED.match(text)
+    if match is None:
+        return text
+    group = _ASKED_GROUP.match(match.group("first"))
+    if group is None:
+        return text
+    inverted = _INVERTED.match(group.group("rest"))
+    if inverted is None:
+        clause = group.group("rest")  # "which genes encode …": the group is the subject
+    else:  # "what diseases is HTT linked to": "that HTT is linked to"
+        be = f"{inverted.group('be')} " if inverted.group("be") else ""
+        clause = f"{inverted.group('subject')} {be}{inverted.group('verb')}"
+    about = _about(f"the {group.group('group')} that {clause}", match.group("rest"))
+    return text if about is None else about
 
 
 #: "Look at the genes for …": the topic is what is looked at.

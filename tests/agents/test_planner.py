@@ -480,6 +480,13 @@ _FIFTH_WRITER = [
      project("associated_with", project("associated_with", entity(PERRY), True))),
     ("Perry syndrome: take its genes and list the phenotypes annotated to them",
      project("has_phenotype", project("associated_with", entity(PERRY), True))),
+    # a question, then another about its answers: one chain
+    ("Which genes are linked to Perry syndrome, and what phenotypes do those genes have?",
+     project("has_phenotype", project("associated_with", entity(PERRY), True))),
+    ("What diseases is SNCA linked to? Which genes are linked to those diseases?",
+     project("associated_with", project("associated_with", entity(SNCA)), True)),
+    ("Which receptors does SHH bind -> which genes encode them",
+     project("encodes", project("interacts_with", entity(SHH)), True)),
     # "X genes that are also Y genes"
     ("Which Perry syndrome genes are also Wilson disease genes?",
      {"op": "intersect", "inputs": [project("associated_with", entity(PERRY), True),
