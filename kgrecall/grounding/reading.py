@@ -7,7 +7,8 @@ chorea) and (McLeod syndrome, dystonia) by "present with" — not the consecutiv
 masked (so "X-linked" is not "linked"):
 
 - **Clauses.** The sentence is cut at ``;``, at conjunctions that start a new statement
-  ("but", "whereas", "although", "while", …; ", and Z with W" repeating the verb before) and
+  ("but", "whereas", "although", "while", …; ", and Z with W" repeating the verb before),
+  after a subordinate clause put first ("Although X is Y, …" ends at its comma) and
   at relative pronouns ("which", "who"). A
   comma-delimited aside opened by a participle or a relative pronoun (", caused by X,") is
   its own clause; it closes at the next comma unless a list of mentions runs on
@@ -86,6 +87,8 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s+(?:and|or)\s+(?=X+\s+(?:with|to|in|for|as|by)\s+X)",
     re.IGNORECASE,
 )
+#: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.
+_FRONTED = re.compile(r"\s*(?:although|though|while|whereas|because|since|unless)\b", re.I)
 _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
 #: An aside: ", caused by …," / ", a …," between the subject and its verb.
 _ASIDE = re.compile(r",\s+(?:\w+(?:ed|en)\b|an?\b|the\b|also\b|particularly\b|especially\b)")
@@ -124,7 +127,7 @@ _LIST_GOES_ON = re.compile(r"\s*,?\s+(?:and|or)\b", re.IGNORECASE)
 #: about the same subject).
 _CONTRAST = re.compile(
     r"\b(?:but(?!\s+(?:not|also)\b)|whereas|while|although|though|unlike|in contrast|misdiagnos\w*|"
-    r"mistaken for|"
+    r"mistaken for|masquerad\w* as|"
     r"confused with|distinguish\w*|differential)\b",
     re.IGNORECASE,
 )
@@ -386,6 +389,8 @@ def _co_mention_partners(
 def _clauses(text: str) -> list[_Clause]:
     """The sentence cut into clauses (see the module docstring)."""
     cuts: list[tuple[int, int, str]] = []
+    if _FRONTED.match(text) and (comma := text.find(",")) > 0:
+        cuts.append((comma, comma + 1, "later"))
     for match in _CLAUSE_BREAK.finditer(text):
         cuts.append((match.start(), match.end(), "later"))
     for match in _RELATIVE.finditer(text):

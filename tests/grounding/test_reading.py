@@ -237,6 +237,18 @@ def test_a_contrast_or_a_differential_diagnosis_pairs_nothing_across_it() -> Non
     assert read("[FAME6] shows [myoclonic tremor], often misdiagnosed as [essential tremor].") == [
         ("FAME6", "myoclonic tremor", "", False, False),
     ]
+    # a look-alike is no relation: "A can masquerade as B"
+    assert read("Late-onset [Friedreich ataxia] can masquerade as a [dominant ataxia].") == []
+
+
+def test_a_subordinate_clause_put_first_ends_at_its_comma() -> None:
+    # the main clause's subject is its own, not the complement of "Although X is Y"
+    assert read("Although [Alzheimer disease] is mostly a [cognitive disorder], [early-onset AD] "
+                "presents with [parkinsonism] and [myoclonus].") == [
+        ("early-onset AD", "parkinsonism", "has_phenotype", False, False),
+        ("early-onset AD", "myoclonus", "has_phenotype", False, False),
+        ("Alzheimer disease", "cognitive disorder", "", False, False),
+    ]  # fmt: skip
 
 
 def test_a_new_clause_may_open_with_a_list_of_subjects() -> None:
