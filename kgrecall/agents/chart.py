@@ -693,7 +693,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     # "In which diseases is X seen" → "which diseases is X seen in"
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
     text = _SOURCE_CONTEXT.sub("", _SOURCE_POSSESSIVE.sub("", text))
-    text = _resolved(_chained(text))
+    text = _read_in_steps(text)
     text = _procedure(text)
     text = _CATEGORY_OF.sub(_categories_of, text)
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
@@ -859,12 +859,19 @@ def _statement_topic(topic: str, rest: str) -> str:
     return topic
 
 
-#: A question, then another about its answers: "Which genes encode the receptors NGF binds,
-#: and what diseases are those genes linked to", "What receptors does NGF bind? Which
-#: diseases are linked to their genes".
-_CHAINED = re.compile(
-    r"^(?P<first>(?:which|what)\s.+?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|[;.?]\s*(?:and\s+)?|"
-    r"\s+and\s+then\s+|\s+-+>\s+|\s+[-–—]+\s+)(?P<rest>(?:which|what)\s.+)$",
+#: Where one step of a question written as steps ends: "X -> subtypes -> genes", "take X,
+#: then its genes, then …", "Which genes encode the receptors NGF binds, and what diseases
+#: are those genes linked to", "What receptors does NGF bind? Which diseases …".
+_STEP_END = re.compile(
+    r"\s*(?:->|→|=>)\s*|\s*[,;]\s*(?:and\s+)?then\s+|\s+and\s+then\s+|\s+then\s+|"
+    r"[.?;:]\s+|\s*,\s*(?:and\s+)?(?=(?:which|what|go\s+to|list|find|take|get)\s)",
+    re.IGNORECASE,
+)
+#: What opens a step without adding to it: "first find", "go to", "I need", "starting from".
+_STEP_OPENER = re.compile(
+    r"^(?:(?:and|so|first|next|finally)\s+)*(?:(?:take|find|get|go\s+to|move\s+to|pull|"
+    r"collect|fetch|look\s+up|give\s+me|list|start(?:ing)?\s+(?:from|with)|begin\s+with|for|"
+    r"(?:I|we)\s+(?:need|want))\s+)?",
     re.IGNORECASE,
 )
 #: A question asking for a group: "which genes encode …", "what other conditions are …".
@@ -878,27 +885,101 @@ _INVERTED = re.compile(
     r"(?P<verb>(?(be)(?:\w+ed|bound|seen|known|found)\b|\w+\b).*)$",
     re.IGNORECASE,
 )
+#: A last step that only asks for what the steps reached: "Which genes?", "What do you end
+#: up with?", "what are they".
+_ASKS_RESULT = re.compile(
+    rf"^(?:which|what)(?:\s+(?P<type>{_TYPE_WORD}))?(?:\s+(?:are|is)\s+(?:they|those|these|it))?$"
+    r"|^what\s+do(?:es)?\s+(?:you|we|I|it)\s+(?:end\s+up\s+with|get|reach)$",
+    re.IGNORECASE,
+)
+#: A bare back reference without a noun: "the subtypes of those", "for that last level".
+_BARE_BACK = re.compile(
+    r"\b(?:(?:those|these)(?:\s+(?:"
+    + "|".join(p.pattern for p, _, _, _ in _RELATION_NOUNS)
+    + r"))?(?!\s+\w)|that\s+last\s+(?:level|step|set|list))",
+    re.IGNORECASE,
+)
+#: "whatever is part of …": the processes that are (only processes are parts in the KG).
+_WHATEVER = re.compile(r"^whatever\s+(?:is|are)\s+(?=part\s+of\b)", re.IGNORECASE)
+_LEADING_THE = re.compile(r"^the\s+", re.IGNORECASE)
+#: A step that asks: what it says is the answer, not a group to go on from.
+_QUESTION_START = re.compile(r"^(?:which|what|how|who|is|are|does|do)\b", re.IGNORECASE)
+#: "it's linked to", "they're": spelt out before a back reference is filled.
+_CONTRACTION = re.compile(r"\b(it|they)['’](s|re)\b", re.IGNORECASE)
+#: A step that is only a relation noun or a type word: "-> subtypes -> genes".
+_BARE_STEP = re.compile(
+    rf"^(?:the\s+)?(?:{'|'.join(p.pattern for p, _, _, _ in _RELATION_NOUNS)}|{_TYPE_WORD})$",
+    re.IGNORECASE,
+)
 
 
-def _chained(text: str) -> str:
-    """A question, then another about its answers, read as one: "Which genes encode the
-    receptors NGF binds, and what diseases are those genes linked to" → "what diseases are
-    the genes that encode the receptors NGF binds linked to". Unchanged unless the second
-    refers back ("those genes", "their", "they") and the first asks for a group."""
-    match = _CHAINED.match(text)
-    if match is None:
-        return text
-    group = _ASKED_GROUP.match(match.group("first"))
+def _steps(text: str) -> str:
+    """A question written as steps, each on the last one's result, read as one: "Which genes
+    encode the receptors NGF binds, and what diseases are those genes linked to" → "what
+    diseases are the genes that encode the receptors NGF binds linked to"; "Inherited
+    dystonia -> subtypes -> their subtypes -> genes. Which genes?" → "list the genes of the
+    subtypes of the subtypes of Inherited dystonia". Unchanged unless every later step refers
+    back ("those genes", "their", "it", "of those", or is a bare relation noun)."""
+    parts = [part.strip() for part in _STEP_END.split(text) if part.strip()]
+    if len(parts) < 2 or _procedure(text) != text:
+        return text  # one step, or steps that each open with a verb (:func:`_procedure`)
+    first = _STEP_OPENER.sub("", parts[0])
+    result = _asked_as_group(first) or first
+    if _QUESTION_START.match(result):
+        return text  # "What is X? …" asks something else first
+    for number, part in enumerate(parts[1:], start=2):
+        step = _STEP_OPENER.sub("", _CONTRACTION.sub(_uncontracted, part))
+        last = number == len(parts)
+        asked = _ASKS_RESULT.match(step) if last else None
+        if asked is not None:  # "Which genes?" after "-> genes"; "-> what phenotypes?"
+            kind = asked.group("type")
+            reached = kind is None or re.match(rf"(?:the\s+)?{re.escape(kind)}\b", result, re.I)
+            return f"list {result}" if reached else f"list the {kind} of {result}"
+        if _BARE_STEP.match(step):
+            noun = _LEADING_THE.sub("", step)
+            result = f"the {noun} of {result}"
+            continue
+        about = _about(
+            result, _BARE_BACK.sub("them", _WHATEVER.sub("the processes that are ", step))
+        )
+        if about is None:
+            return text
+        if last:
+            return about if _QUESTION_START.match(about) else f"list {about}"
+        result = _asked_as_group(about) or about
+    return f"list {result}"
+
+
+def _uncontracted(match: re.Match[str]) -> str:
+    return f"{match.group(1)} {'is' if match.group(2).lower() == 's' else 'are'}"
+
+
+def _read_in_steps(text: str) -> str:
+    """A topic put first and referred back to (:func:`_resolved`), or steps (:func:`_steps`):
+    with three steps or more the steps decide ("For X: take …, then …, then …"), with two the
+    topic ("Perry syndrome shares genes with other diseases; what phenotypes do those
+    diseases have")."""
+    if len([part for part in _STEP_END.split(text) if part.strip()]) > 2:
+        stepped = _steps(text)
+        if stepped != text:
+            return stepped
+    resolved = _resolved(text)
+    return resolved if resolved != text else _resolved(_steps(text))
+
+
+def _asked_as_group(question: str) -> str | None:
+    """A question for a group as its noun phrase: "which genes encode X" → "the genes that
+    encode X"; "what diseases is HTT linked to" → "the diseases that HTT is linked to"."""
+    group = _ASKED_GROUP.match(question)
     if group is None:
-        return text
+        return None
     inverted = _INVERTED.match(group.group("rest"))
     if inverted is None:
         clause = group.group("rest")  # "which genes encode …": the group is the subject
-    else:  # "what diseases is HTT linked to": "that HTT is linked to"
+    else:
         be = f"{inverted.group('be')} " if inverted.group("be") else ""
         clause = f"{inverted.group('subject')} {be}{inverted.group('verb')}"
-    about = _about(f"the {group.group('group')} that {clause}", match.group("rest"))
-    return text if about is None else about
+    return f"the {group.group('group')} that {clause}"
 
 
 #: "Look at the genes for …": the topic is what is looked at.

@@ -487,6 +487,18 @@ _FIFTH_WRITER = [
      project("associated_with", project("associated_with", entity(SNCA)), True)),
     ("Which receptors does SHH bind -> which genes encode them",
      project("encodes", project("interacts_with", entity(SHH)), True)),
+    # steps, each on the one before: arrows, "then …", a last question for what was reached
+    ("Perry syndrome -> genes -> their diseases. Which diseases?",
+     project("associated_with", project("associated_with", entity(PERRY), True))),
+    ("Take Parkinson disease, go to its subtypes, then the subtypes of those, and list the "
+     "genes for that last level",
+     project("associated_with", project("subclass_of", project("subclass_of", entity(PD), True),
+                                        True), True)),
+    ("Starting from SNCA: which diseases is it linked to, and what phenotypes do those "
+     "diseases have?",
+     project("has_phenotype", project("associated_with", entity(SNCA)))),
+    ("SHH -> its receptors -> what genes?",
+     project("encodes", project("interacts_with", entity(SHH)), True)),
     # "X genes that are also Y genes"
     ("Which Perry syndrome genes are also Wilson disease genes?",
      {"op": "intersect", "inputs": [project("associated_with", entity(PERRY), True),
