@@ -667,6 +667,8 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     and how many "siblings of" were spelt out."""
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
+    text = _PLUS.sub(" and ", _ANNOTATIONS.sub("phenotypes", text))
+    text = _VERSUS.sub(_versus, text)
     text = _SUSPENDED.sub(partial(_suspended, linker=linker), text)
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
@@ -1001,9 +1003,51 @@ def _collected(topic: str) -> str:
     return match.group("head") + re.sub(r"\band\b", "or", match.group("names"))
 
 
+#: "dystonia + upgoing plantars": and.
+_PLUS = re.compile(r"\s\+\s")
+#: "phenotype annotations" are phenotypes.
+_ANNOTATIONS = re.compile(r"\b(?:phenotype|HPO)\s+annotations?\b", re.IGNORECASE)
+#: Two names set against each other, then what is asked of them: "Dravet vs GEFS+ - overlap
+#: in the gene lists", "DYT1 vs DYT6 on the differential - combined phenotype list".
+_VERSUS = re.compile(
+    r"^(?:(?P<scene>.*),\s*)?(?P<a>[^,]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^,]+?)"
+    r"(?:\s+on\s+the\s+differential)?\s*(?:\s[-–—:]\s*|,\s*)"
+    rf"(?P<rest>.*?\b(?P<type>{_TYPE_WORD}).*)$",
+    re.IGNORECASE,
+)
+_SHARED_WORDS = re.compile(r"\b(?:overlap\w*|shared?|common|both|intersect\w*)\b", re.I)
+_COMBINED_WORDS = re.compile(r"\b(?:combined|union|merged?|together|all|either)\b", re.I)
+
+
+def _versus(match: re.Match[str]) -> str:
+    """ "A vs B - overlap in the gene lists" → "which genes do A and B share"; "… combined
+    phenotype list" → "list the phenotypes of A or B"; else unchanged."""
+    kind = _plural(match.group("type").lower())
+    a, b = match.group("a").strip(), match.group("b").strip()
+    if _SHARED_WORDS.search(match.group("rest")):
+        return f"which {kind} do {a} and {b} share"
+    if _COMBINED_WORDS.search(match.group("rest")):
+        return f"list the {kind} of {a} or {b}"
+    return match.group(0)
+
+
+#: What a topic's question asks when it only names a type: "PME subtypes with ataxia -
+#: which genes", "NBIA - gene list across all the NBIA subtypes".
+_TYPE_ONLY = re.compile(
+    r"^(?:(?:which|what)\s+)?(?:(?:the|causative|causal|associated|candidate|implicated)\s+)?"
+    rf"(?P<type>{_TYPE_WORD})(?:\s+lists?)?"
+    r"(?:\s+(?:across|for|of|in)\s+(?:all\s+)?"
+    r"(?P<again>(?!(?:them|it|they|those|these)\b)(?:the\s+)?.+))?$",
+    re.IGNORECASE,
+)
+
+
 def _about(topic: str, rest: str) -> str | None:
     """``rest`` with its reference to ``topic`` spelt out (see :func:`_resolved`); None when
     it has none."""
+    only = _TYPE_ONLY.match(rest)
+    if only is not None:  # "X - which genes": the genes of X
+        return f"list the {_plural(only.group('type').lower())} of {only.group('again') or topic}"
     if _THAT_ONE.search(rest):
         return _THAT_ONE.sub(lambda _: topic, rest, count=1)
     if _POSSESSIVE_PRONOUN.search(rest):

@@ -499,6 +499,18 @@ _FIFTH_WRITER = [
      project("has_phenotype", project("associated_with", entity(SNCA)))),
     ("SHH -> its receptors -> what genes?",
      project("encodes", project("interacts_with", entity(SHH)), True)),
+    # two names set against each other: what they share, or everything of either
+    ("Perry syndrome vs Wilson disease - any overlap in the gene lists?",
+     {"op": "intersect", "inputs": [project("associated_with", entity(PERRY), True),
+                                    project("associated_with", entity(WILSON), True)]}),
+    ("PD4 vs PD11 - combined phenotype list please",
+     {"op": "union", "inputs": [project("has_phenotype", entity(PD4)),
+                                project("has_phenotype", entity(PD11))]}),
+    # a group as the topic, then only the type asked
+    ("Parkinson disease subtypes with resting tremor - which genes?",
+     project("associated_with", {"op": "intersect", "inputs": [
+         project("subclass_of", entity(PD), True),
+         project("has_phenotype", entity(RESTING_TREMOR), True)]}, True)),
     # "X genes that are also Y genes"
     ("Which Perry syndrome genes are also Wilson disease genes?",
      {"op": "intersect", "inputs": [project("associated_with", entity(PERRY), True),
