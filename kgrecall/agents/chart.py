@@ -668,7 +668,8 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _PLUS.sub(" and ", _ANNOTATIONS.sub("phenotypes", text))
-    text = _VERSUS.sub(_versus, text)
+    text = _VERSUS.sub(_versus, _SOURCE_KIND.sub("", text))
+    text = _LISTED_GROUP.sub(_listed_group, text)
     text = _SUSPENDED.sub(partial(_suspended, linker=linker), text)
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))
     text = _AFTERTHOUGHT_TYPE.sub(lambda m: f"which {m['type']} {m['rest']}", text.strip())
@@ -1001,6 +1002,37 @@ def _collected(topic: str) -> str:
     if match is None:
         return topic
     return match.group("head") + re.sub(r"\band\b", "or", match.group("names"))
+
+
+#: "GO subtypes of …", "HPO parents of …": the KG's hierarchy is the context anyway.
+_SOURCE_KIND = re.compile(
+    r"^(?:the\s+)?(?:GO|HPO|MONDO)\s+(?=(?:sub ?types?|child(?:ren)?|parents?|descendants?|"
+    r"ancestors?)\b)",
+    re.IGNORECASE,
+)
+#: A question that is only names joined by "or" before a type word: "SCA1 or SCA2 genes?"
+#: ("A and B genes" may mean the genes they share: left to the reading as it stands).
+_LISTED_GROUP = re.compile(
+    r"^(?:list\s+)?(?:the\s+)?(?P<names>[^,]+?\sor\s[^,]+?)\s+"
+    rf"(?P<type>{_TYPE_WORD})$",
+    re.IGNORECASE,
+)
+
+
+def _listed_group(match: re.Match[str]) -> str:
+    """ "SCA1 or SCA2 genes" → "list the genes of SCA1 or SCA2"; unchanged when the names
+    hold a question word, a verb or another type word ("which genes are linked to …")."""
+    names = match.group("names")
+    if _QUESTION_START.match(names) or _NOT_NAMES.search(names):
+        return match.group(0)
+    return f"list the {_plural(match.group('type').lower())} of {names}"
+
+
+_NOT_NAMES = re.compile(
+    rf"\b(?:{_TYPE_WORD}|is|are|do|does|have|has|linked|associated|bind|binds|cause|causes|"
+    r"of|with|to|in|for)\b",
+    re.IGNORECASE,
+)
 
 
 #: "dystonia + upgoing plantars": and.

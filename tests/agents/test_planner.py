@@ -1237,6 +1237,13 @@ VESICLE_EXOCYTOSIS, LATE_ONSET_PD = "GO:0016079", "OMIM:168600"
                                     project("subclass_of", entity(MICROAUTOPHAGY), True)]}),
         # "annotated HPO phenotypes" are the phenotypes
         ("parkin (PRKN) - annotated HPO phenotypes", project("has_phenotype", entity(PARKIN))),
+        # a source named before a hierarchy noun, and names joined by "or" before a type word
+        ("GO subtypes of mitophagy or of microautophagy",
+         {"op": "union", "inputs": [project("subclass_of", entity(MITOPHAGY), True),
+                                    project("subclass_of", entity(MICROAUTOPHAGY), True)]}),
+        ("Rett syndrome or Angelman syndrome genes?",
+         {"op": "union", "inputs": [project("associated_with", entity(RETT), True),
+                                    project("associated_with", entity(ANGELMAN), True)]}),
         # kinds of symptoms are symptoms; an everyday word qualifying them is left out
         ("What kinds of symptoms does Wilson's disease cause?",
          project("has_phenotype", entity(WILSON))),
