@@ -1028,6 +1028,7 @@ def _listed_group(match: re.Match[str]) -> str:
     return f"list the {_plural(match.group('type').lower())} of {names}"
 
 
+#: Words that a run of names joined by "or" does not hold: type words, verbs, prepositions.
 _NOT_NAMES = re.compile(
     rf"\b(?:{_TYPE_WORD}|is|are|do|does|have|has|linked|associated|bind|binds|cause|causes|"
     r"of|with|to|in|for)\b",
@@ -1040,9 +1041,10 @@ _PLUS = re.compile(r"\s\+\s")
 #: "phenotype annotations" are phenotypes.
 _ANNOTATIONS = re.compile(r"\b(?:phenotype|HPO)\s+annotations?\b", re.IGNORECASE)
 #: Two names set against each other, then what is asked of them: "Dravet vs GEFS+ - overlap
-#: in the gene lists", "DYT1 vs DYT6 on the differential - combined phenotype list".
+#: in the gene lists", "DYT1 vs DYT6 on the differential - combined phenotype list" (a scene
+#: before a comma is left out).
 _VERSUS = re.compile(
-    r"^(?:(?P<scene>.*),\s*)?(?P<a>[^,]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^,]+?)"
+    r"^(?:.*,\s*)?(?P<a>[^,]+?)\s+(?:vs\.?|versus)\s+(?P<b>[^,]+?)"
     r"(?:\s+on\s+the\s+differential)?\s*(?:\s[-–—:]\s*|,\s*)"
     rf"(?P<rest>.*?\b(?P<type>{_TYPE_WORD}).*)$",
     re.IGNORECASE,
