@@ -98,8 +98,9 @@ _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
     (re.compile(r"great-grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 3),
     (re.compile(r"grandchild(?:ren)?\b", re.I), "subclass_of", "inverse", 2),
     (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
-    (re.compile(r"(?:sub ?types?|subclass(?:es)?|child(?:ren)?(?: terms?)?|descendants?|"
-                r"forms?|(?:narrower|more specific) (?:terms?|classes|categories))\b", re.I),
+    (re.compile(r"(?:sub ?types?|types(?!\s+(?:\d|[IVX]+\b))|subclass(?:es)?|"
+                r"child(?:ren)?(?: terms?)?|descendants?|forms?|"
+                r"(?:narrower|more specific) (?:terms?|classes|categories))\b", re.I),
      "subclass_of", "inverse", 1),
     (re.compile(r"(?:(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?|"
                 r"(?:broader|more general|wider|higher-level) "
@@ -224,10 +225,11 @@ _ANNOTATED_NOUN = re.compile(
     r"symptoms?|signs?)\b)",
     re.IGNORECASE,
 )
-#: "conditions linked to the same genes as Rett": the conditions of Rett's genes.
+#: "conditions linked to the same genes as Rett", "… caused by the same gene as Rett": the
+#: conditions of Rett's genes.
 _SAME_GENES_AS = re.compile(
-    r"\b(?P<verb>linked|tied|associated|connected|related)\s+(?P<prep>to|with)\s+the\s+same\s+"
-    r"(?P<what>genes?)\s+as\b",
+    r"\b(?P<verb>linked|tied|associated|connected|related|caused)\s+(?P<prep>to|with|by)\s+"
+    r"the\s+same\s+(?P<what>genes?)\s+as\b",
     re.IGNORECASE,
 )
 #: "Is chorea a feature shared by A, B and C": a feature of each of them.
@@ -422,6 +424,19 @@ _KNOWN = re.compile(
     r"\b(?:known|established|recognised|recognized|documented|confirmed)\s+"
     r"(?=(?:causes?|genes?|features?|symptoms?|subtypes?|receptors?|ligands?|"
     r"phenotypes?|associations?)\b)",
+    re.IGNORECASE,
+)
+#: "the different inherited forms of X", "the hereditary types": a disease's forms in the KG
+#: are its (inherited) subtypes, so the adjectives add nothing.
+_KINDS_ADJECTIVES = re.compile(
+    r"\b(?:(?:different|various|inherited|hereditary|heritable|genetic|familial|monogenic)\s+)+"
+    r"(?=(?:sub)?types\b|forms\b|kinds\b)",
+    re.IGNORECASE,
+)
+#: "disease types", "symptom kinds": the diseases, the symptoms (not subtypes of them).
+_TYPE_KINDS = re.compile(
+    r"\b(?P<noun>disease|disorder|condition|syndrome|gene|protein|phenotype|symptom|feature)"
+    r"\s+(?:types|kinds|sorts)\b",
     re.IGNORECASE,
 )
 #: "Do A and B bind each other?" asks whether A binds B.
@@ -680,13 +695,14 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text, siblings = _siblings(text)
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text = _KNOWN.sub("", _SOURCE_BETWEEN.sub(r"\g<adjective> \g<noun>", text))
+    text = _TYPE_KINDS.sub(r"\g<noun>s", _KINDS_ADJECTIVES.sub("", text))
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
     text = _LOOKS_LIKE.sub(lambda m: f"what are the clinical features of {m['x']}", text)
     text = _FEATURE_SHARED_BY.sub(r"\g<article> \g<noun> of", text)
     text = _WHOSE_PRODUCTS.sub("that encode proteins that ", text)
     text = _IN_THE_SAME.sub(r"are linked to the \g<what> linked to", text)
-    text = _SAME_GENES_AS.sub(r"\g<verb> \g<prep> the genes \g<verb> \g<prep>", text)
+    text = _SAME_GENES_AS.sub(r"\g<verb> \g<prep> the genes of", text)
     text = _ANNOTATED_NOUN.sub("", text)
     text = _KINDS_OF_TYPE.sub(r"\g<wh> ", text)
     text = _A_CAUSE_OF.sub(lambda m: f"Does {m['x']} cause {m['y']}", text)

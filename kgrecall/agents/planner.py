@@ -161,6 +161,27 @@ _REFERRING = re.compile(
     r"|\b(?P<pronoun>it|its|(?<=\bis\s)that(?=\s+(?:one\s+of|an?)\s))\b",
     re.IGNORECASE,
 )
+#: What the asker expects or watches for, after the asked type word ("What symptoms should
+#: we expect", "what problems might she develop"): the asking, not a relation.
+_EXPECTING = re.compile(
+    r"\s+(?:should|can|could|would|might|may|will|do|to)\s+(?:(?:we|I|you|he|she|they)\s+)?"
+    r"(?:expect|anticipate|look\s+(?:out\s+)?for|watch\s+(?:out\s+)?for|develop)\b",
+    re.IGNORECASE,
+)
+#: A reference to what the context describes, not to a name in it.
+_THOSE = re.compile(r"\b(?:those|these|they|them|their)\b", re.IGNORECASE)
+#: A person's condition referred to: "the same gene as hers", "his condition's symptoms".
+_TOPIC_REFERENCE = re.compile(
+    r"\b(?:(?:his|her|their|my|our)\s+(?:condition|disease|disorder|diagnosis)(?P<of>['’]s)?|"
+    r"(?<=\bas\s)(?:hers|his|theirs|mine|ours))(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def _as_topic(match: re.Match[str], topic: str) -> str:
+    return f"{topic}'s" if match["of"] else topic
+
+
 #: The node types a referring noun names.
 _REFERRED_TYPES: dict[str, frozenset[str]] = {
     "gene": frozenset({"gene", "protein"}),
@@ -477,14 +498,7 @@ class OfflinePlanner:
         ("I'm weighing PRRT2 against SLC2A1. Which conditions have both genes been tied to?":
         "PRRT2 and SLC2A1"), and what was read for what; ``None`` when a reference has no
         name of its kind in the context, or several where it means one."""
-        named: list[tuple[str, set[str]]] = []
-        seen: set[str] = set()
-        for tag in chart.tag(context, self.linker):
-            everyday = tag.text.islower() and chart.everyday(tag.text)  # "jerky movements"
-            if tag.kind == "entity" and tag.entities and not tag.fuzzy and not everyday:
-                if tag.entities[0].id not in seen:  # "the GLUT1 gene SLC2A1" names one gene
-                    named.append((tag.text, {e.type for e in tag.entities}))
-                seen.update(e.id for e in tag.entities)
+        named = self._context_names(context)
         readings: list[str] = []
 
         def fill(match: re.Match[str]) -> str:
@@ -530,6 +544,36 @@ class OfflinePlanner:
             return None  # a reference left that the context does not fill
         return filled, ", ".join(readings)
 
+    def _context_names(self, context: str) -> list[tuple[str, set[str]]]:
+        """The names the context gives, each once, with the node types they may be."""
+        named: list[tuple[str, set[str]]] = []
+        seen: set[str] = set()
+        for tag in chart.tag(context, self.linker):
+            everyday = tag.text.islower() and chart.everyday(tag.text)  # "jerky movements"
+            if tag.kind == "entity" and tag.entities and not tag.fuzzy and not everyday:
+                if tag.entities[0].id not in seen:  # "the GLUT1 gene SLC2A1" names one gene
+                    named.append((tag.text, {e.type for e in tag.entities}))
+                seen.update(e.id for e in tag.entities)
+        return named
+
+    def _topic_filled(self, asked: str, context: str) -> list[str]:
+        """Readings of a last sentence that names nothing, about the one name its context
+        gives ("My daughter was just diagnosed with Friedreich's ataxia. What symptoms should
+        we expect?": "What symptoms of Friedreich's ataxia"); none when the sentence names
+        something or the context names no single topic."""
+        if _THOSE.search(asked) or any(
+            tag.kind == "entity" for tag in chart.tag(asked, self.linker)
+        ):
+            return []  # "… those specific forms" refers to what the context describes
+        named = self._context_names(context)
+        if len(named) != 1:
+            return []
+        topic = named[0][0]
+        asked = _EXPECTING.sub("", asked)
+        if _TOPIC_REFERENCE.search(asked):  # "the same gene as hers", "his condition's"
+            return [_TOPIC_REFERENCE.sub(lambda m: _as_topic(m, topic), asked)]
+        return [f"{asked} {joint} {topic}" for joint in ("of", "for", "in")]
+
     def _asked_alone(self, question: str, asked: str, context: str) -> QueryPlan | None:
         """The plan of a question's last sentence read alone, with a note saying what was
         taken as context; a reference back to the context ("… annotated with that sign") is
@@ -543,7 +587,13 @@ class OfflinePlanner:
                 context = f"{context} (read {filled})"
             elif _BACK_REFERENCE.search(asked):
                 return None
-        plan = self._read(question, asked) or self._by_schema(question, asked)
+        plan = None
+        for filled in self._topic_filled(asked, context):
+            plan = self._read(question, filled)
+            if plan is not None:
+                context = f"{context} (read {filled!r})"
+                break
+        plan = plan or self._read(question, asked) or self._by_schema(question, asked)
         if plan is not None:  # flagged: what the context says is not checked
             plan.notes.insert(0, f"read the last sentence as the question; {context!r} before "
                                  "it was taken as context, not read")  # fmt: skip
@@ -1400,7 +1450,9 @@ class OfflinePlanner:
             raise PlanningError(f"no entity of type {types} matches {mention!r}{hint}")
         best, others = found[0], found[1:]
         # A name match is ambiguous only with another match of the same tier (two entities
-        # with that name, two diseases with that acronym); a fuzzy one with any close score.
+        # with that name, two diseases with that acronym); a fuzzy one always is, as in the
+        # phrase reader: words around the name may have gone unread ("the inherited forms of
+        # essential tremor" → essential tremor).
         close = [
             o
             for o in others
@@ -1413,7 +1465,7 @@ class OfflinePlanner:
             name=best.name,
             type=best.type,
             score=round(best.score, 4),
-            ambiguous=bool(close) or guessed,
+            ambiguous=bool(close) or guessed or best.match == "fuzzy",
             alternatives=[
                 {"id": o.id, "name": o.name, "score": round(o.score, 4)}
                 for o in (close or others)[:4]

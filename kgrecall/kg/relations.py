@@ -232,7 +232,8 @@ _DEFINITIONS = [
              r"characteri[sz]ed by|(?:clinical )?(?:phenotypes?|symptoms?|features?|signs?|"
              r"manifestations?) of|"
              r"(?:that |which )?feature|featuring|(?:are |is )?annotated (?:to|with)|"
-             r"(?:are |is )?(?:seen|observed|found) in|occurs? in|occurring in|"
+             r"(?:are |is )?(?:seen|observed|found) in|(?:occur|appear)s? in|"
+             r"(?:occurr|appear)ing in|"
              r"(?:are |is )?(?:recorded|reported|listed) (?:for|in)", None),
         ),
         examples=("has the phenotype", "presents with", "symptoms of", "clinical features of"),

@@ -1330,3 +1330,62 @@ def test_a_suspended_prefix_is_completed_and_that_refers_to_the_name_before_it(
     assert plan.query.model_dump() == project("associated_with", entity(LATE_ONSET_PD), True)
     assert plan.candidate is not None and plan.candidate.id == PINK1
     assert plan.ambiguous and "'that' as 'PINK1'" in plan.unread[0]
+
+
+FRIEDREICH, DOPA_RESPONSIVE, ESSENTIAL_TREMOR = "ORPHA:95", "MONDO:0016812", "MONDO:0003233"
+CMT2, STEPPAGE = "MONDO:0018993", "HP:0003376"
+
+
+def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
+    service: QueryService,
+) -> None:
+    planner = service.resources("demo").planner
+    plan = planner.plan("My brother has Friedreich's ataxia. What symptoms should we expect?")
+    assert plan.query.model_dump() == project("has_phenotype", entity(FRIEDREICH))
+    assert plan.ambiguous and "Friedreich's ataxia" in plan.unread[0]
+    plan = planner.plan("The clinic thinks she has a form of dopa-responsive dystonia. Which "
+                        "genes can cause the different forms?")  # fmt: skip
+    assert plan.query.model_dump() == project(
+        "associated_with", project("subclass_of", entity(DOPA_RESPONSIVE), True), True
+    )
+    # "the same gene as hers": the person's condition
+    plan = planner.plan("My cousin has Rett syndrome. Which conditions are caused by the same "
+                        "gene as hers?")  # fmt: skip
+    assert plan.query.model_dump() == project(
+        "associated_with", project("associated_with", entity(RETT), True)
+    )
+    # a reference to what the context describes is not the topic: at most a flagged guess
+    plan = planner.plan("My cousin has Rett syndrome. Which genes are behind those two kinds?")
+    assert plan.ambiguous and plan.notes[0].startswith("guessed")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # an inherited form of a disease is one of its subtypes: the hop is not lost
+        ("Which genes are linked to the inherited forms of essential tremor?",
+         project("associated_with", project("subclass_of", entity(ESSENTIAL_TREMOR), True),
+                 True)),
+        # "X types" after a name are its subtypes; "type 1" is a member's name and "disease
+        # types" are diseases
+        ("Which CMT2 types have steppage gait?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(CMT2), True),
+                                        project("has_phenotype", entity(STEPPAGE), True)]}),
+        ("Which disease types are linked to SNCA?", project("associated_with", entity(SNCA))),
+        ("What symptoms appear in Friedreich ataxia?",
+         project("has_phenotype", entity(FRIEDREICH))),
+    ],
+)  # fmt: skip
+def test_questions_of_the_sixteenth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_a_fuzzy_anchor_is_always_flagged(service: QueryService) -> None:
+    """Words around a fuzzily linked name may have gone unread: never a confident plan."""
+    planner = service.resources("demo").planner
+    anchor = planner._reading()._link(
+        "the heritable forms of essential tremor", "associated_with", "gene"
+    )
+    assert anchor.id == ESSENTIAL_TREMOR and anchor.ambiguous
