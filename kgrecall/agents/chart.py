@@ -99,10 +99,10 @@ _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
     (re.compile(r"grandchild(?:ren)?\b", re.I), "subclass_of", "inverse", 2),
     (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
     (re.compile(r"(?:sub ?types?|types(?!\s+(?:\d|[IVX]+\b))|subclass(?:es)?|"
-                r"child(?:ren)?(?: terms?)?|descendants?|forms?|"
+                r"child(?:ren)?(?: terms?| class(?:es)?)?|descendants?|forms?|"
                 r"(?:narrower|more specific) (?:terms?|classes|categories))\b", re.I),
      "subclass_of", "inverse", 1),
-    (re.compile(r"(?:(?:parents?|superclass(?:es)?|ancestors?)(?: terms?)?|"
+    (re.compile(r"(?:(?:parents?|superclass(?:es)?|ancestors?)(?: terms?| class(?:es)?)?|"
                 r"(?:broader|more general|wider|higher-level) "
                 r"(?:terms?|classes|categories|groupings?|headings?|groups?))\b", re.I),
      "subclass_of", "forward", 1),
@@ -114,6 +114,55 @@ _HIERARCHY_NOUN = re.compile(
     r"narrower)\b",
     re.IGNORECASE,
 )
+#: Two hierarchy nouns before one "of": "the parent and the child classes of X", "subtypes
+#: and parts of X" — each of X, read as "the parents of X or the children of X".
+_NOUN_PAIR = re.compile(
+    r"\b(?P<a>[\w-]+)(?P<a_tail>\s+(?:terms|classes))?\s+(?:and|as\s+well\s+as)\s+"
+    r"(?:the\s+|its\s+|their\s+)?(?P<b>[\w-]+)(?P<b_tail>\s+(?:terms|classes))?\s+of\s+"
+    r"(?P<x>[^?;,]+)",
+    re.IGNORECASE,
+)
+#: A term described by its parents or children: "has as direct parents both A and B",
+#: "whose parents are A and B" — a subtype of A and B; "whose children include X" — a parent.
+_BY_KIN = re.compile(
+    r"\b(?:has\s+as\s+(?:its\s+)?|(?P<whose>whose)\s+)(?:(?:direct|immediate)\s+)?"
+    r"(?P<kin>parents?|children|child\s+terms|subtypes)"
+    r"(?:\s+(?:is|are|include|includes))?\s+",
+    re.IGNORECASE,
+)
+
+
+def _by_kin(match: re.Match[str]) -> str:
+    kin = "subtype" if match["kin"].lower().startswith("parent") else "parent"
+    # "whose parents are A and B": each is a parent, so the term is a subtype of both
+    both = (
+        kin == "subtype"
+        and match["kin"].lower().endswith("s")
+        and not re.match(r"both\b", match.string[match.end() :], re.IGNORECASE)
+    )
+    return f"{'that ' if match['whose'] else ''}is a {kin} of {'both ' if both else ''}"
+
+
+#: The hierarchy nouns that pair, each as its plural ("parent classes" are the parents).
+_PAIRED_NOUNS = {
+    "parent": "parents", "parents": "parents", "child": "children", "children": "children",
+    "subtypes": "subtypes", "subclasses": "subclasses", "superclasses": "superclasses",
+    "ancestors": "ancestors", "descendants": "descendants", "parts": "parts",
+    "components": "components",
+}  # fmt: skip
+
+
+def _noun_pair(match: re.Match[str]) -> str:
+    a, b = (_PAIRED_NOUNS.get(match[side].lower()) for side in ("a", "b"))
+    if a is None or b is None or a == b:
+        return match[0]
+    x = match["x"].strip()
+    source = _SOURCE_CONTEXT.search(x)  # "… of mitophagy in GO": said once, at the end
+    if source is not None:
+        x = x[: source.start()]
+    return f"{a} of {x} or the {b} of {x}{source[0] if source else ''}"
+
+
 #: Joints that say "related to" without naming the relation: the KG's one relation between
 #: the answer type and the argument's type is meant.
 _JOINTS = re.compile(
@@ -684,6 +733,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _PLUS.sub(" and ", _ANNOTATIONS.sub("phenotypes", text))
     text = _VERSUS.sub(_versus, _SOURCE_KIND.sub("", text))
+    text = _BY_KIN.sub(_by_kin, _NOUN_PAIR.sub(_noun_pair, text))
     text = _LISTED_GROUP.sub(_listed_group, text)
     text = _SUSPENDED.sub(partial(_suspended, linker=linker), text)
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))

@@ -586,7 +586,13 @@ class OfflinePlanner:
                 asked, filled = resolved
                 context = f"{context} (read {filled})"
             elif _BACK_REFERENCE.search(asked):
-                return None
+                if self._context_names(context):
+                    return None
+                # a context that names nothing is referred to by nothing: the reference is
+                # inside the sentence ("For the ALS genes, which ligands bind the proteins
+                # they encode?" after a remark), read with it or not at all
+                plan = self._read(question, asked)
+                return None if plan is None else self._noted(plan, context)
         plan = None
         for filled in self._topic_filled(asked, context):
             plan = self._read(question, filled)
@@ -594,10 +600,14 @@ class OfflinePlanner:
                 context = f"{context} (read {filled!r})"
                 break
         plan = plan or self._read(question, asked) or self._by_schema(question, asked)
-        if plan is not None:  # flagged: what the context says is not checked
-            plan.notes.insert(0, f"read the last sentence as the question; {context!r} before "
-                                 "it was taken as context, not read")  # fmt: skip
-            plan.unread.insert(0, context)
+        return None if plan is None else self._noted(plan, context)
+
+    @staticmethod
+    def _noted(plan: QueryPlan, context: str) -> QueryPlan:
+        """``plan`` of the last sentence, flagged: what the context says is not checked."""
+        plan.notes.insert(0, f"read the last sentence as the question; {context!r} before it "
+                             "was taken as context, not read")  # fmt: skip
+        plan.unread.insert(0, context)
         return plan
 
     def _by_schema(self, question: str, text: str) -> QueryPlan | None:

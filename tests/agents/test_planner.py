@@ -1357,6 +1357,12 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
     # a reference to what the context describes is not the topic: at most a flagged guess
     plan = planner.plan("My cousin has Rett syndrome. Which genes are behind those two kinds?")
     assert plan.ambiguous and plan.notes[0].startswith("guessed")
+    # a remark after the question names nothing: "they" refers inside the question
+    plan = planner.plan("For the Rett syndrome genes, which diseases are they linked to? "
+                        "asking for a support group")  # fmt: skip
+    assert plan.query.model_dump() == project(
+        "associated_with", project("associated_with", entity(RETT), True)
+    )
 
 
 @pytest.mark.parametrize(
@@ -1374,6 +1380,18 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
         ("Which disease types are linked to SNCA?", project("associated_with", entity(SNCA))),
         ("What symptoms appear in Friedreich ataxia?",
          project("has_phenotype", entity(FRIEDREICH))),
+        # two hierarchy nouns before one "of": each of the name
+        ("What are the parent and child terms of mitophagy in GO?",
+         {"op": "union", "inputs": [project("subclass_of", entity(MITOPHAGY)),
+                                    project("subclass_of", entity(MITOPHAGY), True)]}),
+        # a term described by its parents is a subtype of each
+        ("Which GO term has as direct parents both macroautophagy and mitophagy?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
+                                        project("subclass_of", entity(MITOPHAGY), True)]}),
+        ("Which are the subtypes of the GO term whose parents are macroautophagy and mitophagy?",
+         project("subclass_of", {"op": "intersect", "inputs": [
+             project("subclass_of", entity(MACROAUTOPHAGY), True),
+             project("subclass_of", entity(MITOPHAGY), True)]}, True)),
     ],
 )  # fmt: skip
 def test_questions_of_the_sixteenth_writer_classes(
