@@ -426,8 +426,9 @@ _SOURCES = (
 _SOURCE_POSSESSIVE = re.compile(rf"\b{_SOURCES}['’]s\s+(?=\S)", re.IGNORECASE)
 _SOURCE_CONTEXT = re.compile(
     rf"\s+(?:(?:does|do)\s+(?:the\s+)?{_SOURCES}\s+(?:distinguish|list|define|have|"
-    r"recogni[sz]e|contain|include|record|hold|know)|(?:in|within|according to)\s+(?:the\s+)?"
-    rf"{_SOURCES})$",
+    r"recogni[sz]e|contain|include|record|hold|know)|(?:(?:that|which)\s+)?(?:you|we)\s+"
+    r"(?:have|hold|keep|know)(?:\s+of)?(?:\s+(?:in|within)\s+(?:the\s+)?"
+    rf"{_SOURCES})?|(?:in|within|according to)\s+(?:the\s+)?{_SOURCES})$",
     re.IGNORECASE,
 )
 _OPENING = re.compile(
@@ -488,6 +489,16 @@ _TYPE_KINDS = re.compile(
     r"\s+(?:types|kinds|sorts)\b",
     re.IGNORECASE,
 )
+#: "Which symptoms of A overlap with B": those shared with B.
+_OVERLAP = re.compile(r"\boverlap(?:s|ping)?\s+with\b", re.IGNORECASE)
+#: "processes annotated as part of X": the KG's parts of X (every edge is an annotation).
+_ANNOTATED_AS = re.compile(
+    r"\b(?:annotated|recorded|listed|catalogued|cataloged)\s+as\s+(?=(?:an?\s+)?(?:parts?|"
+    r"components?|subtypes?|children|kinds?|types?)\s+of\b)",
+    re.IGNORECASE,
+)
+#: "Comparing A with B: which …": the comparison the question after the colon makes.
+_COMPARING = re.compile(r"^(?:comparing|compare|contrasting)\s+[^:?]+:\s*(?=\S)", re.I)
 #: "Do A and B bind each other?" asks whether A binds B.
 _RECIPROCAL = re.compile(
     r"^(?:do|does|did)\s+(?P<a>.+?)\s+and\s+(?P<b>.+?)\s+(?P<verb>[a-z]+)\s+"
@@ -515,7 +526,8 @@ _WANT_TO_KNOW = re.compile(
 _REQUEST = re.compile(
     r"^\s*(?:i\s+(?:need|want|would\s+like)|i['’]d\s+like|"
     r"(?:can|could)\s+you\s+(?:please\s+)?(?:give|list|show|get)(?:\s+me)?|"
-    r"please\s+(?:give|list|show|get)(?:\s+me)?)\s+(?:(?:a|the)\s+(?:full\s+)?list\s+of\s+)?",
+    r"please\s+(?:give|list|show|get)(?:\s+me)?|(?:please\s+)?enumerate)\s+"
+    r"(?:(?:a|the)\s+(?:full\s+)?list\s+of\s+)?",
     re.IGNORECASE,
 )
 #: "the full symptom list for X": the symptoms of X.
@@ -746,6 +758,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _PERFECT.sub(lambda m: f"is {m.group('subject')} ", text)
     text = _KNOWN.sub("", _SOURCE_BETWEEN.sub(r"\g<adjective> \g<noun>", text))
     text = _TYPE_KINDS.sub(r"\g<noun>s", _KINDS_ADJECTIVES.sub("", text))
+    text = _COMPARING.sub("", _OVERLAP.sub("are shared with", _ANNOTATED_AS.sub("", text)))
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
     text = _LOOKS_LIKE.sub(lambda m: f"what are the clinical features of {m['x']}", text)

@@ -76,8 +76,8 @@ _DEFINITIONS = [
         # point from ligand to receptor) unless the anchor's own edges say otherwise
         question_phrases=(
             (r"(?:interaction |binding )?partners of|(?:that |which )?interact(?:s|ing)? with|"
-             r"(?:are |is )?bound by|talks? to", "forward"),
-            (r"bind(?:s|ing)?(?: to)?|signal(?:s|ling)? (?:through|via)|"
+             r"(?:are |is )?(?:bound|engaged) by|talks? to", "forward"),
+            (r"bind(?:s|ing)?(?: to)?|engag(?:es?|ing)|signal(?:s|ling)? (?:through|via)|"
              r"dock(?:s|ing)? (?:on(?:to)?|to)|hit(?:s|ting)?", "inverse"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
@@ -231,7 +231,7 @@ _DEFINITIONS = [
              r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
              r"characteri[sz]ed by|(?:clinical )?(?:phenotypes?|symptoms?|features?|signs?|"
              r"manifestations?) of|"
-             r"(?:that |which )?feature|featuring|(?:are |is )?annotated (?:to|with)|"
+             r"(?:that |which )?feature|featuring|(?:are |is )?annotated (?:to|with|on)|"
              r"(?:are |is )?(?:seen|observed|found) in|(?:occur|appear)s? in|"
              r"(?:occurr|appear)ing in|"
              r"(?:are |is )?(?:recorded|reported|listed) (?:for|in)", None),

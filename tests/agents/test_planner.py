@@ -1388,6 +1388,19 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
         ("Which GO term has as direct parents both macroautophagy and mitophagy?",
          {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
                                         project("subclass_of", entity(MITOPHAGY), True)]}),
+        # words of second-language writers and of drug discovery
+        ("Which processes are annotated as part of synaptic vesicle exocytosis in GO?",
+         project("part_of", entity(VESICLE_EXOCYTOSIS), True)),
+        ("Enumerate every subtype of dopa-responsive dystonia you have in the graph.",
+         project("subclass_of", entity(DOPA_RESPONSIVE), True)),
+        ("Which ligands engage RET?", project("interacts_with", entity(RET), True)),
+        ("Which symptoms of Rett syndrome overlap with Angelman syndrome?",
+         {"op": "intersect", "inputs": [project("has_phenotype", entity(RETT)),
+                                        project("has_phenotype", entity(ANGELMAN))]}),
+        ("Comparing Rett and Angelman: which symptoms of Rett syndrome are shared with "
+         "Angelman syndrome?",
+         {"op": "intersect", "inputs": [project("has_phenotype", entity(RETT)),
+                                        project("has_phenotype", entity(ANGELMAN))]}),
         ("Which are the subtypes of the GO term whose parents are macroautophagy and mitophagy?",
          project("subclass_of", {"op": "intersect", "inputs": [
              project("subclass_of", entity(MACROAUTOPHAGY), True),
