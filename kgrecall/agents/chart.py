@@ -489,6 +489,13 @@ _TYPE_KINDS = re.compile(
     r"\s+(?:types|kinds|sorts)\b",
     re.IGNORECASE,
 )
+#: A question put after a request: "Show me what the proteins encoded by X interact with" asks
+#: "what do the proteins encoded by X interact with".
+_EMBEDDED_WHAT = re.compile(
+    r"^(?:(?:can|could)\s+you\s+)?(?:please\s+)?(?:show|tell|list)(?:\s+me)?\s+what\s+"
+    r"(?!(?:is|are|was|were|do|does|did|can|could|has|have)\b)(?=(?:the|a|an|its|their)\s)",
+    re.IGNORECASE,
+)
 #: "Which symptoms of A overlap with B": those shared with B.
 _OVERLAP = re.compile(r"\boverlap(?:s|ping)?\s+with\b", re.IGNORECASE)
 #: "processes annotated as part of X": the KG's parts of X (every edge is an annotation).
@@ -759,6 +766,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _KNOWN.sub("", _SOURCE_BETWEEN.sub(r"\g<adjective> \g<noun>", text))
     text = _TYPE_KINDS.sub(r"\g<noun>s", _KINDS_ADJECTIVES.sub("", text))
     text = _COMPARING.sub("", _OVERLAP.sub("are shared with", _ANNOTATED_AS.sub("", text)))
+    text = _EMBEDDED_WHAT.sub("what do ", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
     text = _LOOKS_LIKE.sub(lambda m: f"what are the clinical features of {m['x']}", text)

@@ -1394,6 +1394,9 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
         ("Enumerate every subtype of dopa-responsive dystonia you have in the graph.",
          project("subclass_of", entity(DOPA_RESPONSIVE), True)),
         ("Which ligands engage RET?", project("interacts_with", entity(RET), True)),
+        # a question put after a request
+        ("Show me what the proteins encoded by COL4A1 interact with.",
+         project("interacts_with", project("encodes", entity("NCBIGene:1282")))),
         ("Which symptoms of Rett syndrome overlap with Angelman syndrome?",
          {"op": "intersect", "inputs": [project("has_phenotype", entity(RETT)),
                                         project("has_phenotype", entity(ANGELMAN))]}),
