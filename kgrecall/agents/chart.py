@@ -118,7 +118,8 @@ _HIERARCHY_NOUN = re.compile(
 #: and parts of X" — each of X, read as "the parents of X or the children of X".
 _NOUN_PAIR = re.compile(
     r"\b(?P<a>[\w-]+)(?P<a_tail>\s+(?:terms|classes))?\s+(?:and|as\s+well\s+as)\s+"
-    r"(?:the\s+|its\s+|their\s+)?(?P<b>[\w-]+)(?P<b_tail>\s+(?:terms|classes))?\s+of\s+"
+    r"(?:the\s+|its\s+|their\s+)?(?:(?:direct|immediate)\s+)?(?P<b>[\w-]+)"
+    r"(?P<b_tail>\s+(?:terms|classes))?\s+of\s+"
     r"(?P<x>[^?;,]+)",
     re.IGNORECASE,
 )
@@ -496,6 +497,32 @@ _EMBEDDED_WHAT = re.compile(
     r"(?!(?:is|are|was|were|do|does|did|can|could|has|have)\b)(?=(?:the|a|an|its|their)\s)",
     re.IGNORECASE,
 )
+#: "Union of two lists: A, and B", "merge A and B into a single list": everything of either.
+_UNION_OF = re.compile(
+    r"^(?:(?:the\s+)?union\s+of\s+(?:the\s+)?(?:two|both)\s+(?:lists|sets)\s*:\s*"
+    r"(?P<a>.+?),?\s+and\s+(?P<b>.+)|(?:(?:can|could)\s+you\s+)?(?:please\s+)?"
+    r"(?:merge|combine|pool)\s+(?P<merged>.+?)\s+into\s+(?:a\s+|one\s+)?(?:single\s+|"
+    r"combined\s+)?list)$",
+    re.IGNORECASE,
+)
+
+
+def _union_of(match: re.Match[str]) -> str:
+    merged = match["merged"]
+    if merged:  # "the parts and the subtypes of X", else "A and B": each, into one list
+        paired = _NOUN_PAIR.sub(_noun_pair, merged)
+        return "list " + (paired if paired != merged else re.sub(r"\band\b", "or", merged))
+    return f"list {match['a']} or {match['b']}"
+
+
+#: "share at least one gene with X": share a gene with X.
+_AT_LEAST_ONE = re.compile(r"\bat\s+least\s+one\b", re.IGNORECASE)
+#: "… are also part of the (clinical) picture of X": phenotypes of X.
+_PICTURE = re.compile(
+    r"\b(?P<verb>is|are)\s+(?P<also>also\s+)?part\s+of\s+the\s+(?:clinical\s+)?picture\s+"
+    r"(?:of|in)\b",
+    re.IGNORECASE,
+)
 #: "Which symptoms of A overlap with B": those shared with B.
 _OVERLAP = re.compile(r"\boverlap(?:s|ping)?\s+with\b", re.IGNORECASE)
 #: "processes annotated as part of X": the KG's parts of X (every edge is an annotation).
@@ -752,7 +779,8 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _PLUS.sub(" and ", _ANNOTATIONS.sub("phenotypes", text))
     text = _VERSUS.sub(_versus, _SOURCE_KIND.sub("", text))
-    text = _BY_KIN.sub(_by_kin, _NOUN_PAIR.sub(_noun_pair, text))
+    text = _NOUN_PAIR.sub(_noun_pair, _UNION_OF.sub(_union_of, text.strip().rstrip("?.! ")))
+    text = _BY_KIN.sub(_by_kin, text)
     text = _LISTED_GROUP.sub(_listed_group, text)
     text = _SUSPENDED.sub(partial(_suspended, linker=linker), text)
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))
@@ -766,7 +794,8 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _KNOWN.sub("", _SOURCE_BETWEEN.sub(r"\g<adjective> \g<noun>", text))
     text = _TYPE_KINDS.sub(r"\g<noun>s", _KINDS_ADJECTIVES.sub("", text))
     text = _COMPARING.sub("", _OVERLAP.sub("are shared with", _ANNOTATED_AS.sub("", text)))
-    text = _EMBEDDED_WHAT.sub("what do ", text)
+    text = _EMBEDDED_WHAT.sub("what do ", _AT_LEAST_ONE.sub("a", text))
+    text = _PICTURE.sub(lambda m: f"{m['verb']} {m['also'] or ''}phenotypes of", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
     text = _LOOKS_LIKE.sub(lambda m: f"what are the clinical features of {m['x']}", text)

@@ -78,7 +78,8 @@ _DEFINITIONS = [
             (r"(?:interaction |binding )?partners of|(?:that |which )?interact(?:s|ing)? with|"
              r"(?:are |is )?(?:bound|engaged) by|talks? to", "forward"),
             (r"bind(?:s|ing)?(?: to)?|engag(?:es?|ing)|signal(?:s|ling)? (?:through|via)|"
-             r"dock(?:s|ing)? (?:on(?:to)?|to)|hit(?:s|ting)?", "inverse"),
+             r"dock(?:s|ing)? (?:on(?:to)?|to)|latch(?:es|ing)? on(?:to)?|hit(?:s|ting)?",
+             "inverse"),
         ),
         examples=("interacts with", "binds to", "interaction partner of"),
     ),
@@ -186,7 +187,8 @@ _DEFINITIONS = [
              r"(?:more )?specific (?:forms?|types?|kinds?|terms?)|"
              r"descendants?|narrower terms?) of|(?:are |is )?(?:more specific|narrower) than|"
              r"falls? (?:under|into|within)|belongs? to|"
-             r"(?:are |is )?(?:classed|classified|categori[sz]ed) (?:as|under)|"
+             r"(?:are |is )?(?:classed|classified|categori[sz]ed|filed) "
+             r"(?:directly |immediately )?(?:as|under)|"
              r"(?:that |which )?(?:(?:are|is|sits?|lies?) )?(?:directly |immediately )?"
              r"(?:below|beneath|under(?:neath)?)", "inverse"),
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
@@ -230,7 +232,7 @@ _DEFINITIONS = [
              r"(?: the)?(?: phenotypes?| symptoms?| features?)?|"
              r"(?:present|presents|presenting|manifest|manifests|manifesting) (?:with|as)|"
              r"characteri[sz]ed by|(?:clinical )?(?:phenotypes?|symptoms?|features?|signs?|"
-             r"manifestations?) of|"
+             r"manifestations?|picture) of|"
              r"(?:that |which )?feature|featuring|(?:are |is )?annotated (?:to|with|on)|"
              r"(?:are |is )?(?:seen|observed|found) in|(?:occur|appear)s? in|"
              r"(?:occurr|appear)ing in|"

@@ -1394,6 +1394,19 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
         ("Enumerate every subtype of dopa-responsive dystonia you have in the graph.",
          project("subclass_of", entity(DOPA_RESPONSIVE), True)),
         ("Which ligands engage RET?", project("interacts_with", entity(RET), True)),
+        # a disorder classed directly under a group; at least one shared gene; the clinical
+        # picture; binding said as latching on; everything of two lists merged
+        ("Which disorders are classed directly under dopa-responsive dystonia?",
+         project("subclass_of", entity(DOPA_RESPONSIVE), True)),
+        ("Which disorders share at least one gene with Rett syndrome?",
+         project("associated_with", project("associated_with", entity(RETT), True))),
+        ("What is the clinical picture of Friedreich ataxia?",
+         project("has_phenotype", entity(FRIEDREICH))),
+        ("Which receptors does GDNF latch onto?", project("interacts_with", entity(GDNF))),
+        ("Could you merge the direct parts and the direct subtypes of macroautophagy in GO into "
+         "a single list?",
+         {"op": "union", "inputs": [project("part_of", entity(MACROAUTOPHAGY), True),
+                                    project("subclass_of", entity(MACROAUTOPHAGY), True)]}),
         # a question put after a request
         ("Show me what the proteins encoded by COL4A1 interact with.",
          project("interacts_with", project("encodes", entity("NCBIGene:1282")))),
