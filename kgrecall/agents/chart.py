@@ -527,8 +527,10 @@ _PICTURE = re.compile(
 _OVERLAP = re.compile(r"\boverlap(?:s|ping)?\s+with\b", re.IGNORECASE)
 #: "processes annotated as part of X": the KG's parts of X (every edge is an annotation).
 _ANNOTATED_AS = re.compile(
-    r"\b(?:annotated|recorded|listed|catalogued|cataloged)\s+as\s+(?=(?:an?\s+)?(?:parts?|"
-    r"components?|subtypes?|children|kinds?|types?)\s+of\b)",
+    r"\b(?:(?:directly|immediately)\s+)?(?:annotated|recorded|listed|catalogued|cataloged|"
+    r"classed|classified|categori[sz]ed)\s+as\s+(?=(?:an?\s+)?(?:(?:direct|immediate)\s+)?"
+    r"(?:parts?|components?|component\s+steps?|subtypes?|children|kinds?|types?|forms?)"
+    r"(?:\s+\(\w+\))?\s+of\b)",
     re.IGNORECASE,
 )
 #: "Comparing A with B: which …": the comparison the question after the colon makes.
@@ -2119,9 +2121,11 @@ class _Parser:
         if relation is None or relation.kind != "relation":
             raise self.fail("a relation phrase after the subject")
         self.at += 1
+        # "… have in common", "that both A and B bind": a word of togetherness after the
+        # tag before the subject
+        floor = self.tags[start - 1].end if start > 0 else 0
         together = relation.text.lower().startswith(_JOINT_RELATIONS) or any(
-            at >= tag.start
-            for at in self.together  # "… have in common"
+            at >= min(tag.start, floor) for at in self.together
         )
         return Clause(relation, argument, subject=True, together=together)
 

@@ -128,6 +128,14 @@ _TRAILING_REQUEST = re.compile(
     rf"{_LIST_ADJECTIVE}\s+)list(?:\s+(?:pls|please|plz|thx|thanks))?$",
     re.IGNORECASE,
 )
+#: A last sentence that only asks for the result of the steps before it ("… -> their
+#: diseases. What's the final disease set?", "… What's the combined list?").
+_RESULT_REQUEST = re.compile(
+    r"(?<=[.?!])\s+(?:so\s+)?(?:what(?:['’]s|\s+is|\s+are)|give\s+me|list)\s+(?:the\s+)?"
+    r"(?:(?:final|combined|whole|full|complete|resulting|merged|overall)\s+)?(?:[\w-]+\s+)?"
+    r"(?:set|list)s?$",
+    re.IGNORECASE,
+)
 #: A colon or a spaced dash after a scene-setting phrase, before the question itself.
 _SCENE_BREAK = re.compile(r"(?::|\s[-–—])\s+(?=(?:\S+\s+){2})")
 #: A spaced dash inside the question's sentence, after its topic.
@@ -412,7 +420,8 @@ class OfflinePlanner:
 
         The phrase structure (:mod:`kgrecall.agents.chart`) reads first; when it cannot,
         the patterns (which also guess an unknown relation wording by embedding) do."""
-        text = _TRAILING_REQUEST.sub("", _question_last(question).rstrip("?.! ")).strip()
+        text = _RESULT_REQUEST.sub("", _question_last(question).rstrip("?.! "))
+        text = _TRAILING_REQUEST.sub("", text.rstrip("?.! ")).strip()
         text = _RELATION_NAME.sub(
             lambda m: m[0].replace("_", " ") if m[0] in self.signatures else m[0], text
         )

@@ -205,7 +205,8 @@ _DEFINITIONS = [
         "ontology part_of",
         verb="is part of",
         question_phrases=(
-            (r"(?:parts?|components?|component process(?:es)?|subprocess(?:es)?) of", "inverse"),
+            (r"(?:parts?|components?|component (?:process(?:es)?|steps?)|subprocess(?:es)?) of",
+             "inverse"),
             (r"(?:forms?|makes? up|forming|making up) (?:a )?part of", "inverse"),
         ),
         examples=("part of", "component of"),

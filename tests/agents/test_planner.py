@@ -1407,6 +1407,18 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
          "a single list?",
          {"op": "union", "inputs": [project("part_of", entity(MACROAUTOPHAGY), True),
                                     project("subclass_of", entity(MACROAUTOPHAGY), True)]}),
+        # "both" before the subjects of a relative clause; "classified as a type of"; "recorded
+        # as component steps of"; a last sentence that only asks for the result
+        ("receptors that BOTH apoE and APP bind?",
+         {"op": "intersect", "inputs": [project("interacts_with", entity(APOE)),
+                                        project("interacts_with", entity(APP))]}),
+        ("What is mitophagy directly classified as a type of?",
+         project("subclass_of", entity(MITOPHAGY))),
+        ("Which GO processes are recorded as component steps of synaptic vesicle exocytosis?",
+         project("part_of", entity(VESICLE_EXOCYTOSIS), True)),
+        ("GDNF -> the receptors it binds -> the genes encoding those receptors. What's the "
+         "final gene list?",
+         project("encodes", project("interacts_with", entity(GDNF)), True)),
         # a question put after a request
         ("Show me what the proteins encoded by COL4A1 interact with.",
          project("interacts_with", project("encodes", entity("NCBIGene:1282")))),
