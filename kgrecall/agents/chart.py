@@ -515,6 +515,27 @@ def _union_of(match: re.Match[str]) -> str:
     return f"list {match['a']} or {match['b']}"
 
 
+#: "… have dystonia among their recorded phenotypes", "… on their own phenotype list": have
+#: dystonia (the answers' phenotypes are where the KG records it anyway).
+_AMONG_OWN = re.compile(
+    r"\s+(?:among|in|on|as\s+part\s+of)\s+(?:their|its|the)\s+(?:own\s+)?(?:(?:recorded|"
+    r"annotated|listed|known)\s+)?(?:phenotypes?|symptoms?|features?|signs?|phenotype\s+"
+    r"lists?|annotations?)(?=\s*$|\s*[,;?])",
+    re.IGNORECASE,
+)
+#: An aside describing a name at the end: "…, the enzyme that makes L-DOPA".
+_DESCRIBED_AS = re.compile(
+    r",\s+the\s+(?:enzyme|protein|receptor|hormone|peptide|molecule|transporter|channel|"
+    r"kinase|ligand)\s+(?:that|which)\s+[^,;?]+$",
+    re.IGNORECASE,
+)
+#: "the same diseases it's linked to": the diseases it is linked to ("the same … as X" is
+#: read by :data:`_IN_THE_SAME`).
+_SAME_BEFORE_CLAUSE = re.compile(
+    r"\bthe\s+same\s+(?=(?:diseases|conditions|disorders|genes|phenotypes|symptoms)\s+"
+    r"(?:that\s+|which\s+)?(?:it|they)(?:['’]s|['’]re|\s+is|\s+are)\s)",
+    re.IGNORECASE,
+)
 #: "share at least one gene with X": share a gene with X.
 _AT_LEAST_ONE = re.compile(r"\bat\s+least\s+one\b", re.IGNORECASE)
 #: "… are also part of the (clinical) picture of X": phenotypes of X.
@@ -797,6 +818,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _TYPE_KINDS.sub(r"\g<noun>s", _KINDS_ADJECTIVES.sub("", text))
     text = _COMPARING.sub("", _OVERLAP.sub("are shared with", _ANNOTATED_AS.sub("", text)))
     text = _EMBEDDED_WHAT.sub("what do ", _AT_LEAST_ONE.sub("a", text))
+    text = _DESCRIBED_AS.sub("", _AMONG_OWN.sub("", _SAME_BEFORE_CLAUSE.sub("the ", text)))
     text = _PICTURE.sub(lambda m: f"{m['verb']} {m['also'] or ''}phenotypes of", text)
     text, corrected = _spelled(text.strip().rstrip("?.! "), linker)
     text = _RECIPROCAL.sub(lambda m: f"Does {m['a']} {m['verb']} {m['b']}", text)
@@ -927,6 +949,7 @@ def _resolved(text: str) -> str:
     if match is None or _STEP.match(match.group("topic") or ""):
         return text  # "take X's genes; list their diseases" is a procedure
     topic, rest = (match.group("named") or match.group("topic")).strip(), match.group("rest")
+    rest = _CONTRACTION.sub(_uncontracted, rest)  # "… it's linked to": "it is", not "its"
     topic = _collected(_LOOK_AT.sub("", _statement_topic(topic, rest)))
     steps = _STEP_BOUNDARY.split(rest)
     if len(steps) > 1 and all(map(_STEP.match, steps)):

@@ -1419,6 +1419,18 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
         ("GDNF -> the receptors it binds -> the genes encoding those receptors. What's the "
          "final gene list?",
          project("encodes", project("interacts_with", entity(GDNF)), True)),
+        # where the answers' phenotypes are recorded adds nothing; an aside describing a name;
+        # "the same diseases it's linked to" after a topic
+        ("Which of the genes tied to Rett syndrome also have both dystonia and chorea among "
+         "their recorded phenotypes?",
+         {"op": "intersect", "inputs": [
+             project("associated_with", entity(RETT), True),
+             {"op": "intersect", "inputs": [project("has_phenotype", entity(DYSTONIA), True),
+                                            project("has_phenotype", entity(CHOREA), True)]}]}),
+        ("Which receptors are bound by GDNF, the protein that keeps dopamine neurons alive?",
+         project("interacts_with", entity(GDNF))),
+        ("PINK1 - which genes turn up in the same diseases it's linked to?",
+         project("associated_with", project("associated_with", entity(PINK1)), True)),
         # a question put after a request
         ("Show me what the proteins encoded by COL4A1 interact with.",
          project("interacts_with", project("encodes", entity("NCBIGene:1282")))),
