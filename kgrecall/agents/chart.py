@@ -144,6 +144,22 @@ def _by_kin(match: re.Match[str]) -> str:
     return f"{'that ' if match['whose'] else ''}is a {kin} of {'both ' if both else ''}"
 
 
+#: "what is directly above X and directly below X (in the hierarchy)": its parents and its
+#: children.
+_ABOVE_AND_BELOW = re.compile(
+    r"\b(?:(?:directly|immediately|right)\s+)?(?P<first>above|below)\s+(?P<x>.+?)\s+and\s+"
+    r"(?:(?:directly|immediately|right)\s+)?(?:above|below)\s+(?:it|(?P=x))\b",
+    re.IGNORECASE,
+)
+
+
+def _above_and_below(match: re.Match[str]) -> str:
+    first, second = ("parents", "children")
+    if match["first"].lower() == "below":
+        first, second = second, first
+    return f"the {first} of {match['x']} or the {second} of {match['x']}"
+
+
 #: The hierarchy nouns that pair, each as its plural ("parent classes" are the parents).
 _PAIRED_NOUNS = {
     "parent": "parents", "parents": "parents", "child": "children", "children": "children",
@@ -803,7 +819,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _PLUS.sub(" and ", _ANNOTATIONS.sub("phenotypes", text))
     text = _VERSUS.sub(_versus, _SOURCE_KIND.sub("", text))
     text = _NOUN_PAIR.sub(_noun_pair, _UNION_OF.sub(_union_of, text.strip().rstrip("?.! ")))
-    text = _BY_KIN.sub(_by_kin, text)
+    text = _BY_KIN.sub(_by_kin, _ABOVE_AND_BELOW.sub(_above_and_below, text))
     text = _LISTED_GROUP.sub(_listed_group, text)
     text = _SUSPENDED.sub(partial(_suspended, linker=linker), text)
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))

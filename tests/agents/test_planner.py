@@ -1445,6 +1445,13 @@ def test_a_question_naming_nothing_is_about_the_one_name_its_context_gives(
          project("subclass_of", {"op": "intersect", "inputs": [
              project("subclass_of", entity(MACROAUTOPHAGY), True),
              project("subclass_of", entity(MITOPHAGY), True)]}, True)),
+        # what is directly above a term and directly below it: its parents and its children
+        ("What is directly above mitophagy and directly below it in GO?",
+         {"op": "union", "inputs": [project("subclass_of", entity(MITOPHAGY)),
+                                    project("subclass_of", entity(MITOPHAGY), True)]}),
+        ("What sits immediately below macroautophagy and immediately above macroautophagy?",
+         {"op": "union", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
+                                    project("subclass_of", entity(MACROAUTOPHAGY))]}),
     ],
 )  # fmt: skip
 def test_questions_of_the_sixteenth_writer_classes(
