@@ -92,6 +92,8 @@ TYPE_HINTS: list[tuple[re.Pattern[str], Hint]] = [
     (re.compile(r"ligands?\b", re.IGNORECASE), "inverse"),
     (re.compile(r"(?:co-?)?receptors?\b", re.IGNORECASE), "forward"),
 ]
+#: The kind of a class named after a hierarchy noun ("the parent condition of X").
+_KIND_NOUN = r" (?:conditions?|disorders?|diseases?|process(?:es)?|categor(?:y|ies))"
 #: Nouns that are a relation by themselves before or after a name ("dystonia subtypes").
 _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
     (re.compile(r"great-grandchildren\b", re.I), "subclass_of", "inverse", 3),
@@ -99,10 +101,11 @@ _RELATION_NOUNS: list[tuple[re.Pattern[str], str, Hint, int]] = [
     (re.compile(r"grandchild(?:ren)?\b", re.I), "subclass_of", "inverse", 2),
     (re.compile(r"grandparents?(?: terms?)?\b", re.I), "subclass_of", "forward", 2),
     (re.compile(r"(?:sub ?types?|types(?!\s+(?:\d|[IVX]+\b))|subclass(?:es)?|"
-                r"child(?:ren)?(?: terms?| class(?:es)?)?|descendants?|forms?|"
+                rf"child(?:ren)?(?: terms?| class(?:es)?|{_KIND_NOUN})?|descendants?|forms?|"
                 r"(?:narrower|more specific) (?:terms?|classes|categories))\b", re.I),
      "subclass_of", "inverse", 1),
-    (re.compile(r"(?:(?:parents?|superclass(?:es)?|ancestors?)(?: terms?| class(?:es)?)?|"
+    (re.compile(rf"(?:(?:parents?|superclass(?:es)?|ancestors?)(?: terms?| class(?:es)?|"
+                rf"{_KIND_NOUN})?|"
                 r"(?:broader|more general|wider|higher-level) "
                 r"(?:terms?|classes|categories|groupings?|headings?|groups?))\b", re.I),
      "subclass_of", "forward", 1),
@@ -158,6 +161,16 @@ def _above_and_below(match: re.Match[str]) -> str:
     if match["first"].lower() == "below":
         first, second = second, first
     return f"the {first} of {match['x']} or the {second} of {match['x']}"
+
+
+#: "the parent condition it sits under", "the broader class they fall in": the clause says
+#: again what the hierarchy noun says.
+_SITS_UNDER = re.compile(
+    r"\b(?P<noun>(?:parents?|broader|wider|higher-level)(?:\s+\w+)?)\s+(?:that\s+|which\s+)?"
+    r"(?:it|they)\s+(?:(?:directly|immediately)\s+)?(?:sits?|falls?|is|are|belongs?)\s+"
+    r"(?:(?:filed|classed|placed|listed)\s+)?(?:under|in|within|to)\b",
+    re.IGNORECASE,
+)
 
 
 #: The hierarchy nouns that pair, each as its plural ("parent classes" are the parents).
@@ -804,6 +817,60 @@ def _spelt_out(match: re.Match[str], linker: EntityIndex) -> str:
     return match.group(0)
 
 
+#: A type word before a name, in apposition: "the protein progranulin", "the hormone leptin".
+_APPOSITIVE = re.compile(
+    r"\bthe\s+(?P<kind>gene|protein|peptide|hormone|enzyme|receptor|ligand)\s+"
+    r"(?P<name>[\w-]+(?:\s+[\w-]+){0,3})",
+    re.IGNORECASE,
+)
+_APPOSITIVE_TYPES = {"gene": ("gene",)}
+
+
+def _appositive(match: re.Match[str], linker: EntityIndex) -> str:
+    """The name without its type word when the words after it (up to four) name an entity
+    of that type exactly; else unchanged ("the protein encoded by", "the gene that …")."""
+    kind = match["kind"].lower()
+    words = match["name"].split()
+    for size in range(len(words), 0, -1):
+        named = " ".join(words[:size])
+        types = _APPOSITIVE_TYPES.get(kind, ("protein",))
+        if any(e.exact for e in linker.lookup(named, node_types=types)):
+            return match["name"]
+    return match[0]
+
+
+#: A filter said as a second step: "Take the ligands of X and keep only those that bind Y".
+_KEEP_ONLY = re.compile(
+    r"\s*,?\s+(?:and\s+)?(?:then\s+)?(?:keep(?:ing)?|retain(?:ing)?|filter(?:ing)?\s+(?:down\s+)?"
+    r"to)\s+(?:only\s+)?(?:those|the\s+ones)\s+(?=(?:that|which|whose)\b)",
+    re.IGNORECASE,
+)
+#: "Intersect A with those B": A that are also B.
+_INTERSECT_WITH = re.compile(
+    r"^intersect\s+(?P<a>.+?)\s+with\s+(?:those|the\s+ones)\s+(?P<b>[^,;]+)", re.IGNORECASE
+)
+#: A step that maps the last result onto another kind: "map them to the proteins they
+#: encode", "map the shared receptors back to the genes that encode them".
+_MAP_TO = re.compile(
+    r"\b(?:map|convert|translate)\s+(?:them\s+|it\s+|(?:those|these|the)\s+(?:[\w()-]+\s+){0,2}?)"
+    r"(?:back\s+)?(?:on)?(?:to|into)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+#: A role said with "act as": "proteins that act as ligands of TREM2" bind it; "proteins
+#: acting as receptors for NGF" are bound by it.
+_ACT_AS = re.compile(
+    r"\b(?:acts?|acting|serves?|serving|functions?|functioning)\s+as\s+(?:(?:an?|the)\s+)?"
+    r"(?P<role>ligands?|receptors?)\s+(?:of|for)\b",
+    re.IGNORECASE,
+)
+#: "return whatever those proteins bind (as receptors)": everything they bind.
+_WHATEVER_BOUND = re.compile(
+    r"\bwhatever\s+(?P<clause>(?:\w+\s+){1,3}?bind)s?(?:\s+as\s+(?:receptors?|targets?))?\b",
+    re.IGNORECASE,
+)
+
+
 def tag(question: str, linker: EntityIndex) -> list[Tag]:
     """The question's tags as the phrase reader sees them, runs of unplaced words included
     (kind ``unknown``): for a reader that fits the words to the KG's schema instead."""
@@ -816,10 +883,15 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     and how many "siblings of" were spelt out."""
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
+    text = _APPOSITIVE.sub(partial(_appositive, linker=linker), text)
     text = _PLUS.sub(" and ", _ANNOTATIONS.sub("phenotypes", text))
     text = _VERSUS.sub(_versus, _SOURCE_KIND.sub("", text))
     text = _NOUN_PAIR.sub(_noun_pair, _UNION_OF.sub(_union_of, text.strip().rstrip("?.! ")))
     text = _BY_KIN.sub(_by_kin, _ABOVE_AND_BELOW.sub(_above_and_below, text))
+    text = _INTERSECT_WITH.sub(r"take \g<a> that are also \g<b>", _KEEP_ONLY.sub(" ", text))
+    text = _MAP_TO.sub("find ", _WHATEVER_BOUND.sub(r"everything \g<clause>", text))
+    text = _ACT_AS.sub(lambda m: "bind" if m["role"][0] in "lL" else "are bound by", text)
+    text = _SITS_UNDER.sub(r"\g<noun>", text)
     text = _LISTED_GROUP.sub(_listed_group, text)
     text = _SUSPENDED.sub(partial(_suspended, linker=linker), text)
     text = _REQUEST.sub("list ", _WANT_TO_KNOW.sub("", _CHAT_OPENER.sub("", text)))
@@ -1024,12 +1096,15 @@ def _statement_topic(topic: str, rest: str) -> str:
 #: are those genes linked to", "What receptors does NGF bind? Which diseases …".
 _STEP_END = re.compile(
     r"\s*(?:->|→|=>)\s*|\s*[,;]\s*(?:and\s+)?then\s+|\s+and\s+then\s+|\s+then\s+|"
-    r"[.?;:]\s+|\s*,\s*(?:and\s+)?(?=(?:which|what|go\s+to|list|find|take|get)\s)",
+    r"[.?;:]\s+|\s*,\s*(?:and\s+)?(?=(?:which|what|go\s+to|list|find|take|get)\s)|"
+    # "find the gene that encodes it, that gene's diseases, and the phenotypes of those"
+    r"\s*,\s*(?:and\s+)?(?=(?:that|those|these|their|its)\s+[\w-]+(?:['’]s)?\s+\w|"
+    r"the\s+[\w-]+\s+of\s+(?:those|these|that|them|it)\b)",
     re.IGNORECASE,
 )
 #: What opens a step without adding to it: "first find", "go to", "I need", "starting from".
 _STEP_OPENER = re.compile(
-    r"^(?:(?:and|so|first|next|finally)\s+)*(?:(?:take|find|get|go\s+to|move\s+to|pull|"
+    r"^(?:(?:and|so|first|next|finally)\s+)*(?:(?:take|find|get|go\s+to|move\s+to|pull|given|"
     r"collect|fetch|look\s+up|give\s+me|list|start(?:ing)?\s+(?:from|with)|begin\s+with|for|"
     r"(?:I|we)\s+(?:need|want))\s+)?",
     re.IGNORECASE,
@@ -1062,6 +1137,10 @@ _BARE_BACK = re.compile(
 #: "whatever is part of …": the processes that are (only processes are parts in the KG).
 _WHATEVER = re.compile(r"^whatever\s+(?:is|are)\s+(?=part\s+of\b)", re.IGNORECASE)
 _LEADING_THE = re.compile(r"^the\s+", re.IGNORECASE)
+#: A step's possessive back reference: "that gene's diseases", "those proteins' receptors".
+_REFERENT_POSSESSIVE = re.compile(
+    r"^(?:that|this|those|these)\s+[\w-]+?(?:['’]s|s['’])\s+", re.IGNORECASE
+)
 #: A step that asks: what it says is the answer, not a group to go on from.
 _QUESTION_START = re.compile(r"^(?:which|what|how|who|is|are|does|do)\b", re.IGNORECASE)
 #: "it's linked to", "they're": spelt out before a back reference is filled.
@@ -1099,6 +1178,7 @@ def _steps(text: str) -> str:
             noun = _LEADING_THE.sub("", step)
             result = f"the {noun} of {result}"
             continue
+        step = _REFERENT_POSSESSIVE.sub("their ", step)  # "that gene's diseases"
         about = _about(
             result, _BARE_BACK.sub("them", _WHATEVER.sub("the processes that are ", step))
         )

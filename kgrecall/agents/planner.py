@@ -102,13 +102,17 @@ _SENTENCE_END = re.compile(
     r"(?<=[A-Za-z0-9)][.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)(?<!\bcf\.)\s+(?=\S)"
 )
 
+#: A question or exclamation mark said more than once ("which diseases??", "?!").
+_REPEATED_MARK = re.compile(r"([?!])[?!]+")
+
 
 def _question_last(question: str) -> str:
     """``question`` with a remark after its last question mark moved before it, as context
     ("What binds both LRP4 and LRP5? thinking sclerostin/DKK axis" → "thinking sclerostin/DKK
     axis. What binds both LRP4 and LRP5?"): the sentence asked is read as the question. A
-    remark of one word ("… ? (GO)") stays where it is."""
-    text = question.strip()
+    remark of one word ("… ? (GO)") stays where it is; one in brackets ("? (the whole PARK
+    crew basically)") is read without them."""
+    text = _REPEATED_MARK.sub(r"\1", question.strip())  # "which diseases??"
     sentences = _SENTENCE_END.split(text)
     asking = [i for i, sentence in enumerate(sentences) if sentence.rstrip().endswith("?")]
     if not asking or asking[-1] == len(sentences) - 1:
@@ -116,6 +120,7 @@ def _question_last(question: str) -> str:
     after = [sentence.rstrip() for sentence in sentences[asking[-1] + 1 :]]
     if sum(len(sentence.split()) for sentence in after) < 2:
         return text
+    after = [s[1:-1].strip() if s.startswith("(") and s.endswith(")") else s for s in after]
     remark = [s if s.endswith((".", "!", "?")) else f"{s}." for s in after]
     return " ".join([*remark, *sentences[: asking[-1] + 1]])
 
@@ -431,6 +436,13 @@ class OfflinePlanner:
         sentences = _SENTENCE_END.split(text)
         # "designing a panel: genes implicated in …", "we're phenotyping a cohort - what …"
         *scene, last = _SCENE_BREAK.split(sentences[-1])
+        if scene and len(sentences) > 1 and self._names_entity(" ".join(scene)):
+            # "(the whole PARK crew basically) PINK1 - which genes … it's linked to?": a last
+            # sentence that puts its own topic first is the question, what comes before it
+            # a remark
+            plan = self._read(question, sentences[-1])
+            if plan is not None:
+                return self._noted(plan, " ".join(sentences[:-1]))
         sentences[-1:] = [" ".join(scene), last] if scene else [last]
         # "HER3/HER4 - ligands that hit both": a topic, then what is asked about it
         topic = " ".join(scene) if len(sentences) == 2 and _DASH_TOPIC.search(text) else None
@@ -594,12 +606,14 @@ class OfflinePlanner:
             if resolved is not None:
                 asked, filled = resolved
                 context = f"{context} (read {filled})"
-            elif _BACK_REFERENCE.search(asked):
-                if self._context_names(context):
+            elif reference := _BACK_REFERENCE.search(asked):
+                named_before = self._names_entity(asked[: reference.start()])
+                if self._context_names(context) and not named_before:
                     return None
-                # a context that names nothing is referred to by nothing: the reference is
-                # inside the sentence ("For the ALS genes, which ligands bind the proteins
-                # they encode?" after a remark), read with it or not at all
+                # a context that names nothing is referred to by nothing, and a name before
+                # the reference is what it refers to ("SHH receptors -> their genes"): the
+                # reference is inside the sentence ("For the ALS genes, which ligands bind the
+                # proteins they encode?" after a remark), read with it or not at all
                 plan = self._read(question, asked)
                 return None if plan is None else self._noted(plan, context)
         plan = None
@@ -610,6 +624,10 @@ class OfflinePlanner:
                 break
         plan = plan or self._read(question, asked) or self._by_schema(question, asked)
         return None if plan is None else self._noted(plan, context)
+
+    def _names_entity(self, text: str) -> bool:
+        """Whether ``text`` names an entity (not by fuzzy search)."""
+        return any(tag.kind == "entity" and not tag.fuzzy for tag in chart.tag(text, self.linker))
 
     @staticmethod
     def _noted(plan: QueryPlan, context: str) -> QueryPlan:

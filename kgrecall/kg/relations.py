@@ -133,7 +133,8 @@ _DEFINITIONS = [
         question_phrases=(
             (r"(?:are |is )?encoded by|(?:that |which )?encode(?:s)?|encoding|products? of|"
              r"translated from|(?:are |is )?(?:made|produced) from|"
-             r"(?:that |which )?cod(?:e|es|ing) for", None),
+             r"(?:that |which )?cod(?:e|es|ing) for|(?:that |which )?(?:makes?|making)(?! up)",
+             None),
         ),
         examples=("encodes", "encoded by", "gene product of"),
         directed_claims=True,

@@ -1460,6 +1460,65 @@ def test_questions_of_the_sixteenth_writer_classes(
     assert service.resources("demo").planner.plan(question).query.model_dump() == expected
 
 
+GRN_PROTEIN, TREM2, NGF, NT3, SHH = (
+    "uniprot:P28799",
+    "uniprot:Q9NZC2",
+    "uniprot:P01138",
+    "uniprot:P20783",
+    "uniprot:Q15465",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a remark after the question, in brackets, naming something else; a topic put first
+        # in the last sentence is what "it" refers to
+        ("PINK1 - which genes turn up in the same diseases it's linked to? (the PARK genes, "
+         "mostly)",
+         project("associated_with", project("associated_with", entity(PINK1)), True)),
+        # an arrow chain asked twice over ("??") with a remark after it
+        ("SHH receptors -> their genes -> which diseases?? probably holoprosencephaly",
+         project("associated_with", project("encodes", project("interacts_with",
+                                                                entity(SHH)), True))),
+        # the kind after a hierarchy noun; a clause restating it
+        ("What signs does the parent condition of juvenile Huntington disease have?",
+         project("has_phenotype", project("subclass_of", entity("ORPHA:248111")))),
+        ("juvenile HD - what signs does the parent condition it sits under have?",
+         project("has_phenotype", project("subclass_of", entity("ORPHA:248111")))),
+        # steps listed after one verb, with a possessive back reference; a type word in
+        # apposition before a name
+        ("Given the protein progranulin, find the gene that encodes it, that gene's diseases, "
+         "and the phenotypes of those diseases.",
+         project("has_phenotype", project("associated_with",
+                                          project("encodes", entity(GRN_PROTEIN), True)))),
+        ("Which receptors does the protein GDNF bind?", project("interacts_with", entity(GDNF))),
+        # a filter said as a second step; an intersection said as a verb; mapping a result
+        # onto another kind; whatever is bound; a role said with "act as"; "make" as encoding
+        ("Take the ligands of the receptor encoded by the FGFR1 gene and keep only those that "
+         "also bind FGFR2.",
+         {"op": "intersect", "inputs": [
+             project("interacts_with", project("encodes", entity("NCBIGene:2260")), True),
+             project("interacts_with", entity(FGFRS[1]), True)]}),
+        ("Intersect the receptors bound by NGF with those bound by neurotrophin-3, then map "
+         "the shared receptors back to the genes that encode them.",
+         project("encodes", {"op": "intersect", "inputs": [
+             project("interacts_with", entity(NGF)), project("interacts_with", entity(NT3))]},
+             True)),
+        ("Collect the genes linked to Kallmann syndrome, map them to the proteins they encode, "
+         "and return whatever those proteins bind as receptors.",
+         project("interacts_with", project("encodes", project("associated_with",
+                                                              entity(KALLMANN), True)))),
+        ("Which genes make proteins that act as ligands of TREM2?",
+         project("encodes", project("interacts_with", entity(TREM2), True), True)),
+    ],
+)  # fmt: skip
+def test_questions_of_the_seventeenth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
 def test_a_fuzzy_anchor_is_always_flagged(service: QueryService) -> None:
     """Words around a fuzzily linked name may have gone unread: never a confident plan."""
     planner = service.resources("demo").planner
