@@ -237,7 +237,7 @@ _FRONTED = re.compile(
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _LEVELS = re.compile(
     r"(?:(?:that |which )?(?:is |are |sits? |lies? ))?(?P<n>one|two|three|four|five|[1-5])\s+"
-    r"(?P<part>part[_ ]of\s+)?(?:levels?|steps?|generations?)\s+"
+    r"(?P<part>part[_ ]of\s+)?(?:levels?|steps?|hops?|generations?)\s+"
     r"(?P<way>up|above|higher|down|below|lower)(?:\s+(?:than|from|of))?(?![\w-])",
     re.IGNORECASE,
 )
@@ -248,7 +248,7 @@ _LEVELS = re.compile(
 _CLIMB_WALK = (
     r"(?:(?:go(?:ing)?|walk(?:ing)?|mov(?:e|ing)|climb(?:ing)?|step(?:ping)?)\s+"
     r"(?:(?P<way1>up|down)\s+)?(?P<n>\w+)\s+(?:more\s+|further\s+)?"
-    r"(?P<unit>(?:part[_ -]of\s+)?(?:levels?|steps?))"
+    r"(?P<unit>(?:part[_ -]of\s+)?(?:levels?|steps?|hops?))"
     # "following part-of links three steps up"
     r"|follow(?:ing)?\s+(?P<along>part[_ -]of|is[_ -]a)\s+(?:links?|edges?)\s+(?P<n2>\w+)\s+"
     r"(?P<unit2>levels?|steps?))"
@@ -534,6 +534,68 @@ _UNION_OF = re.compile(
     r"combined\s+)?list)$",
     re.IGNORECASE,
 )
+
+
+#: A request that the lists be one: "…, one combined list pls", "… - union", "union of A
+#: and B", "A plus B": everything of either.
+_ONE_LIST = re.compile(
+    r"(?:\s*[-–—,:;]\s*|\s+)(?<!\binto\s)(?:(?:as\s+)?(?:one|a\s+single)\s+(?:(?:combined|merged|union)\s+)?"
+    r"(?:list|set)|(?:(?:the|a|as\s+a)\s+)?(?:union|combined|merged)(?:\s+(?:list|set))?)"
+    r"(?:\s*,?\s*(?:pls|please|plz|thx|thanks))?(?:\s*\([^()]*\))?\s*[.?!]*\s*$",
+    re.IGNORECASE,
+)
+_UNION_FIRST = re.compile(r"^(?:(?:the|a)\s+)?union\s+of\s+(?!(?:the\s+)?(?:two|both)\b)",
+                          re.IGNORECASE)  # fmt: skip
+_JOINED = re.compile(r"\s+(?:and|plus|\+|together\s+with)\s+", re.IGNORECASE)
+_PLUS_WORD = re.compile(r"\s+(?:plus|together\s+with)\s+(?=(?:the|all|every|any)\b)",
+                        re.IGNORECASE)  # fmt: skip
+
+
+#: Ontology editors' is_a: an adjective of a hierarchy word ("the asserted is_a parents", "two
+#: is_a levels", "three superclass hops"), or the relation itself ("records that are is_a X").
+_IS_A_ADJECTIVE = re.compile(
+    r"\b(?:(?:asserted|direct)\s+)?(?:is[_-]a|superclass|subclass)\s+(?=(?:parents?|"
+    r"child(?:ren)?|levels?|steps?|hops?|ancestors?|descendants?|grand\w+)\b)",
+    re.IGNORECASE,
+)
+_IS_A_VERB = re.compile(
+    r"\b(?:(?:are|is)\s+)?(?:asserted\s+as\s+)?(?:an?\s+)?is[_-]a\s+", re.IGNORECASE
+)
+_ASSERTED_AS = re.compile(r"\basserted\s+as\s+(?=an?\b)", re.IGNORECASE)
+
+
+#: An id followed by its entity's name ("HP:0002544 Retrocollis", "HP:0002599 'Head
+#: titubation'"): the name says again what the id says.
+_ID_THEN = re.compile(r"\b(?P<id>[A-Za-z][\w.]*:[\w.]*\d)\s+(?P<rest>\S.*)$", re.DOTALL)
+
+
+def _id_named(text: str, linker: EntityIndex) -> str:
+    """``text`` without the names that repeat the id before them (:data:`_ID_THEN`)."""
+    match = _ID_THEN.search(text)
+    if match is None:
+        return text
+    rest = _id_named(match["rest"], linker)
+    for entity in linker.lookup(match["id"])[:1]:
+        named = re.match(rf"(['‘’\"“]?){re.escape(entity.name)}\1(?!\w)", rest, re.IGNORECASE)
+        if named is not None:
+            rest = rest[named.end() :].lstrip()
+    return f"{text[: match.start()]}{match['id']} {rest}".rstrip()
+
+
+def _is_a(text: str) -> str:
+    """The is_a wordings of :data:`_IS_A_ADJECTIVE` and :data:`_IS_A_VERB` in plain words."""
+    text = _ASSERTED_AS.sub("", _IS_A_ADJECTIVE.sub("", text))
+    return _IS_A_VERB.sub(lambda m: "are subclasses of " if m[0][0] in "aA" else "subclasses of ",
+                          text)  # fmt: skip
+
+
+def _one_list(text: str) -> str:
+    """Lists asked for as one (:data:`_ONE_LIST`) joined by "or"; "A plus the B" too."""
+    text = _PLUS_WORD.sub(" or ", text)
+    if _UNION_FIRST.match(text):
+        return "list " + _JOINED.sub(" or ", _UNION_FIRST.sub("", text))
+    stripped = _ONE_LIST.sub("", text)
+    return text if stripped == text else _JOINED.sub(" or ", stripped)
 
 
 def _union_of(match: re.Match[str]) -> str:
@@ -871,6 +933,18 @@ _WHATEVER_BOUND = re.compile(
 )
 
 
+#: Clinical shorthand ("which dx", "what sx", "pt w/ chorea"), case by case: "PTS" is a gene.
+_SHORTHAND = {
+    "dx": "diseases", "Dx": "diseases", "DX": "diseases", "ddx": "diseases",
+    "sx": "symptoms", "Sx": "symptoms", "SX": "symptoms",
+    "pt": "patient", "Pt": "patient", "pts": "patients", "Pts": "patients",
+    "fam": "family", "sibs": "siblings", "w/": "with",
+}  # fmt: skip
+_SHORTHAND_WORD = re.compile(
+    r"(?<![\w/-])(?:" + "|".join(map(re.escape, _SHORTHAND)) + r")(?![\w/-])"
+)
+
+
 def tag(question: str, linker: EntityIndex) -> list[Tag]:
     """The question's tags as the phrase reader sees them, runs of unplaced words included
     (kind ``unknown``): for a reader that fits the words to the KG's schema instead."""
@@ -881,10 +955,11 @@ def tag(question: str, linker: EntityIndex) -> list[Tag]:
 def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str, str]], int]:
     """The question rewritten into the forms the tagger reads; the spelling corrections made
     and how many "siblings of" were spelt out."""
-    text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", question))
+    text = _id_named(_SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m[0]], question), linker)
+    text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", text))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _APPOSITIVE.sub(partial(_appositive, linker=linker), text)
-    text = _PLUS.sub(" and ", _ANNOTATIONS.sub("phenotypes", text))
+    text = _PLUS.sub(" and ", _one_list(_is_a(_ANNOTATIONS.sub("phenotypes", text))))
     text = _VERSUS.sub(_versus, _SOURCE_KIND.sub("", text))
     text = _NOUN_PAIR.sub(_noun_pair, _UNION_OF.sub(_union_of, text.strip().rstrip("?.! ")))
     text = _BY_KIN.sub(_by_kin, _ABOVE_AND_BELOW.sub(_above_and_below, text))

@@ -127,7 +127,7 @@ def _question_last(question: str) -> str:
 
 #: A request for the whole list after the question ("ApoE receptors - full list pls", "…,
 #: union list"): it asks for nothing more than the question.
-_LIST_ADJECTIVE = r"(?:full|complete|whole|entire|union|combined)"
+_LIST_ADJECTIVE = r"(?:full|complete|whole|entire)"  # "union list": the chart reads it
 _TRAILING_REQUEST = re.compile(
     rf"(?:\s*[-–—,:]\s*(?:(?:the|a)\s+)?(?:{_LIST_ADJECTIVE}\s+)?|\s+(?:(?:the|a)\s+)?"
     rf"{_LIST_ADJECTIVE}\s+)list(?:\s+(?:pls|please|plz|thx|thanks))?$",
@@ -292,10 +292,10 @@ _AUXILIARY_SUBJECT = re.compile(r"^\s*(?:does|do|did|is|are|can)\s+(.+?)\s*$", r
 _BOTH = re.compile(r"^\s*both\s+", re.IGNORECASE)
 #: Words that make a question ask for what the KG does not say.
 _NEGATION = re.compile(
-    r"\b(?:not|never|no|none|without|except|excluding|other than|lacks?|lacking|absent)\b"
-    r"|n't\b",
+    r"\b(?:never|no|none|without|except|excluding|other than|lacks?|lacking|absent)\b"
+    r"|\bnot\b(?!\s+(?:via|through|by\s+way\s+of|indirectly)\b)|n't\b",
     re.IGNORECASE,
-)
+)  # "(… annotated to the gene itself, not via its diseases)" says which edges, not what not
 _WORD = re.compile(r"\S+")
 _EITHER = re.compile(r"^\s*either\s+", re.IGNORECASE)
 

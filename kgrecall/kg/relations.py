@@ -187,7 +187,7 @@ _DEFINITIONS = [
             (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|"
              r"(?:more )?specific (?:forms?|types?|kinds?|terms?)|"
              r"descendants?|narrower terms?) of|(?:are |is )?(?:more specific|narrower) than|"
-             r"falls? (?:under|into|within)|belongs? to|"
+             r"falls? (?:under|into|within)|belongs? to|(?:are |is )?subsumed by|"
              r"(?:are |is )?(?:classed|classified|categori[sz]ed|filed) "
              r"(?:directly |immediately )?(?:as|under)|"
              r"(?:that |which )?(?:(?:are|is|sits?|lies?) )?(?:directly |immediately )?"

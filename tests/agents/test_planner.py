@@ -1519,6 +1519,68 @@ def test_questions_of_the_seventeenth_writer_classes(
     assert service.resources("demo").planner.plan(question).query.model_dump() == expected
 
 
+TORTICOLLIS, RETROCOLLIS, CLONUS, MYOKYMIA = "HP:0000473", "HP:0002544", "HP:0002169", "HP:0002411"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # clinical shorthand
+        ("Which dx are linked to both PRRT2 and SLC2A1?",
+         {"op": "intersect", "inputs": [project("associated_with", entity(PRRT2)),
+                                        project("associated_with", entity(SLC2A1))]}),
+        ("Perry syndrome (OMIM) - what sx does it have?",
+         project("has_phenotype", entity("OMIM:168605"))),
+        # lists asked for as one
+        ("Give me the child terms of Clonus together with the child terms of Myokymia, one "
+         "combined list.",
+         {"op": "union", "inputs": [project("subclass_of", entity(CLONUS), True),
+                                    project("subclass_of", entity(MYOKYMIA), True)]}),
+        ("receptors for GDNF plus the receptors for NGF",
+         {"op": "union", "inputs": [project("interacts_with", entity(GDNF)),
+                                    project("interacts_with", entity(NGF))]}),
+        ("union of the GDNF receptors and the NGF receptors",
+         {"op": "union", "inputs": [project("interacts_with", entity(GDNF)),
+                                    project("interacts_with", entity(NGF))]}),
+        # ontology editors' is_a; an id followed by its name
+        ("What are the asserted is_a parents of Head titubation?",
+         project("subclass_of", entity("HP:0002599"))),
+        ("Walk two is_a steps up from mitophagy: which terms do you land on?",
+         project("subclass_of", project("subclass_of", entity(MITOPHAGY)))),
+        ("Records that are is_a dopa-responsive dystonia AND is_a tyrosine hydroxylase "
+         "deficiency?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(DOPA_RESPONSIVE), True),
+                                        project("subclass_of", entity("MONDO:0100064"), True)]}),
+        ("Which GO term is subsumed by both macroautophagy and mitophagy?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
+                                        project("subclass_of", entity(MITOPHAGY), True)]}),
+        # plain "is a" is no is_a
+        ("Which GO term is a subtype of both macroautophagy and mitophagy?",
+         {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
+                                        project("subclass_of", entity(MITOPHAGY), True)]}),
+    ],
+)  # fmt: skip
+def test_questions_of_the_eighteenth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_an_id_followed_by_its_name_is_one_anchor(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan(
+        "Is HP:0002544 Retrocollis a direct child of Torticollis?"
+    )
+    assert plan.candidate is not None and plan.candidate.id == RETROCOLLIS
+    assert plan.query.model_dump() == project("subclass_of", entity(TORTICOLLIS), True)
+
+
+def test_not_via_says_which_edges_not_what_is_excluded(service: QueryService) -> None:
+    planner = service.resources("demo").planner
+    planner.refuse_negation("Which ALS genes are annotated with chorea (not via their diseases)?")
+    with pytest.raises(PlanningError, match="negated"):
+        planner.refuse_negation("Which genes are linked to ALS, not FTD?")
+
+
 def test_a_fuzzy_anchor_is_always_flagged(service: QueryService) -> None:
     """Words around a fuzzily linked name may have gone unread: never a confident plan."""
     planner = service.resources("demo").planner
