@@ -458,9 +458,26 @@ _SOURCE_CONTEXT = re.compile(
     rf"\s+(?:(?:does|do)\s+(?:the\s+)?{_SOURCES}\s+(?:distinguish|list|define|have|"
     r"recogni[sz]e|contain|include|record|hold|know)|(?:(?:that|which)\s+)?(?:you|we)\s+"
     r"(?:have|hold|keep|know)(?:\s+of)?(?:\s+(?:in|within)\s+(?:the\s+)?"
-    rf"{_SOURCES})?|(?:in|within|according to)\s+(?:the\s+)?{_SOURCES})$",
+    rf"{_SOURCES})?|(?:in|within|according to)\s+(?:the\s+|this\s+)?{_SOURCES})$",
     re.IGNORECASE,
 )
+#: The KG named as the one who annotates, mid-question: "which phenotypes does the KG annotate
+#: to X" → "which phenotypes are annotated to X"; "what sx does the KG list for X".
+_KG_DOES = re.compile(
+    r"\b(?:does|do)\s+(?:the|this)\s+(?:KG|knowledge\s+graph|graph|database)\s+"
+    r"(?P<verb>annotate|list|record|assign|attach|link)\b",
+    re.IGNORECASE,
+)
+_KG_DOES_PAST = {"annotate": "annotated", "list": "listed", "record": "recorded",
+                 "assign": "assigned", "attach": "attached", "link": "linked"}  # fmt: skip
+#: "hit in the KG —", "in this graph,": the KG as the place, before more of the question.
+_IN_THE_KG = re.compile(
+    r"\s+(?:in|within|according\s+to)\s+(?:the|this)\s+(?:KG|knowledge\s+graph|graph|database)"
+    r"(?=\s*(?:[,;:?.!]|\s[-–—]))",
+    re.IGNORECASE,
+)
+#: Curators' "records" (of diseases, in OMIM or Orphanet) are diseases.
+_RECORDS = re.compile(r"\b(?:disease\s+)?(?:records|entries)\b", re.IGNORECASE)
 _OPENING = re.compile(
     r"(?:show(?: me)?|list|find|tell me|give me|name|return|get|identify)(?![\w-])", re.I
 )
@@ -956,6 +973,8 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     """The question rewritten into the forms the tagger reads; the spelling corrections made
     and how many "siblings of" were spelt out."""
     text = _id_named(_SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m[0]], question), linker)
+    text = _KG_DOES.sub(lambda m: f"are {_KG_DOES_PAST[m['verb'].lower()]}", text)
+    text = _RECORDS.sub("diseases", _IN_THE_KG.sub("", text))
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", text))
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _APPOSITIVE.sub(partial(_appositive, linker=linker), text)

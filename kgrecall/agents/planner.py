@@ -182,6 +182,14 @@ _EXPECTING = re.compile(
     re.IGNORECASE,
 )
 #: A reference to what the context describes, not to a name in it.
+#: "the same gene" with no "as" after it (nor a clause saying whose: "the same diseases it's
+#: linked to").
+_SAME_WITHOUT_AS = re.compile(
+    r"\bthe\s+same\s+(?:genes?|diseases?|disorders?|conditions?|phenotypes?|proteins?)\b"
+    r"(?!\s+(?:as|it|its|they|that|which|he|she|we|you|I)\b)",
+    re.IGNORECASE,
+)
+_NAME_FIRST = re.compile(r"^\s*(?P<name>[^.?!:]+?)\s*(?:\s[-–—]+|:)\s+")
 _THOSE = re.compile(r"\b(?:those|these|they|them|their)\b", re.IGNORECASE)
 #: A person's condition referred to: "the same gene as hers", "his condition's symptoms".
 _TOPIC_REFERENCE = re.compile(
@@ -433,6 +441,7 @@ class OfflinePlanner:
         if not text:
             raise PlanningError("the question is empty")
         self.refuse_negation(question)
+        text = self._same_as_named(text)
         sentences = _SENTENCE_END.split(text)
         # "designing a panel: genes implicated in …", "we're phenotyping a cohort - what …"
         *scene, last = _SCENE_BREAK.split(sentences[-1])
@@ -624,6 +633,20 @@ class OfflinePlanner:
                 break
         plan = plan or self._read(question, asked) or self._by_schema(question, asked)
         return None if plan is None else self._noted(plan, context)
+
+    def _same_as_named(self, text: str) -> str:
+        """ "the same gene" said of the one name before it ("Kufor-Rakeb — which disorders
+        linked to the same gene show …"): the same gene as that name."""
+        match = _SAME_WITHOUT_AS.search(text)
+        if match is None:
+            return text
+        before = text[: match.start()]
+        named = self._context_names(before)
+        if len(named) != 1:
+            return text
+        topic = _NAME_FIRST.match(before)  # the name was only the topic: the question is after
+        start = topic.end() if topic and named[0][0] in topic["name"] else 0
+        return f"{text[start : match.end()]} as {named[0][0]}{text[match.end() :]}"
 
     def _names_entity(self, text: str) -> bool:
         """Whether ``text`` names an entity (not by fuzzy search)."""

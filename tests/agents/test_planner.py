@@ -1554,6 +1554,23 @@ TORTICOLLIS, RETROCOLLIS, CLONUS, MYOKYMIA = "HP:0000473", "HP:0002544", "HP:000
         ("Which GO term is subsumed by both macroautophagy and mitophagy?",
          {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
                                         project("subclass_of", entity(MITOPHAGY), True)]}),
+        # "the same gene" said of the topic before it; the KG as the one who annotates or
+        # as the place; curators' "records"
+        ("Kufor-Rakeb syndrome — which disorders linked to the same gene show a Babinski "
+         "sign?",
+         {"op": "intersect", "inputs": [
+             project("associated_with", project("associated_with", entity(KUFOR_RAKEB), True)),
+             project("has_phenotype", entity("HP:0003487"), True)]}),
+        ("Which phenotypes does the KG annotate to the SGCE gene?",
+         project("has_phenotype", entity("NCBIGene:8910"))),
+        ("receptors that both GDNF and NGF hit in the KG — which genes encode those receptors?",
+         project("encodes", {"op": "intersect", "inputs": [
+             project("interacts_with", entity(GDNF)), project("interacts_with", entity(NGF))]},
+             True)),
+        ("Which genes are associated with the records classified directly under "
+         "dopa-responsive dystonia?",
+         project("associated_with", project("subclass_of", entity(DOPA_RESPONSIVE), True),
+                 True)),
         # plain "is a" is no is_a
         ("Which GO term is a subtype of both macroautophagy and mitophagy?",
          {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
