@@ -476,6 +476,12 @@ _IN_THE_KG = re.compile(
     r"(?=\s*(?:[,;:?.!]|\s[-–—]))",
     re.IGNORECASE,
 )
+#: "the protein of the VLDLR gene" (as the steps "VLDLR gene -> its protein" read): the
+#: protein it encodes, not a protein's gene.
+_PROTEIN_OF_GENE = re.compile(
+    r"\bthe\s+(?:gene\s+)?(?:proteins?|products?)\s+of\s+(?=(?:the\s+)?[\w-]+\s+gene\b)",
+    re.IGNORECASE,
+)
 #: Curators' "records" (of diseases, in OMIM or Orphanet) are diseases.
 _RECORDS = re.compile(r"\b(?:disease\s+)?(?:records|entries)\b", re.IGNORECASE)
 _OPENING = re.compile(
@@ -1018,7 +1024,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     # "In which diseases is X seen" → "which diseases is X seen in"
     text = _CONTEXT.sub("", text)  # "In GO, …": the KG is the context anyway
     text = _SOURCE_CONTEXT.sub("", _SOURCE_POSSESSIVE.sub("", text))
-    text = _read_in_steps(text)
+    text = _PROTEIN_OF_GENE.sub("the protein encoded by ", _read_in_steps(text))
     text = _procedure(text)
     text = _CATEGORY_OF.sub(_categories_of, text)
     text = _ANNOTATION.sub(lambda m: f"{m.group('verb')} {m.group('term')}", text)
@@ -1189,7 +1195,7 @@ def _statement_topic(topic: str, rest: str) -> str:
 #: then its genes, then …", "Which genes encode the receptors NGF binds, and what diseases
 #: are those genes linked to", "What receptors does NGF bind? Which diseases …".
 _STEP_END = re.compile(
-    r"\s*(?:->|→|=>)\s*|\s*[,;]\s*(?:and\s+)?then\s+|\s+and\s+then\s+|\s+then\s+|"
+    r"\s*(?:->|→|=>)\s*|\s+[–—]\s+|\s*[,;]\s*(?:and\s+)?then\s+|\s+and\s+then\s+|\s+then\s+|"
     r"[.?;:]\s+|\s*,\s*(?:and\s+)?(?=(?:which|what|go\s+to|list|find|take|get)\s)|"
     # "find the gene that encodes it, that gene's diseases, and the phenotypes of those"
     r"\s*,\s*(?:and\s+)?(?=(?:that|those|these|their|its)\s+[\w-]+(?:['’]s)?\s+\w|"

@@ -190,6 +190,14 @@ _SAME_WITHOUT_AS = re.compile(
     re.IGNORECASE,
 )
 _NAME_FIRST = re.compile(r"^\s*(?P<name>[^.?!:]+?)\s*(?:\s[-–—]+|:)\s+")
+#: A last clause on the asker's own plans: "…, going to stain for all of them", "… — I need
+#: guides for all of them", "; want to check expression in our cultures".
+_OWN_PLANS = re.compile(
+    r"(?:\s*[,;]\s*|\s+[-–—]\s+)(?:(?:I|we)(?:['’]m|['’]re|['’]ll|\s+am|\s+are|\s+will)?\s+"
+    r"(?:need|want|going|gonna|plan|hope|have)|going\s+to|want\s+to|gonna|planning\s+to)\b"
+    r"[^,;–—?]*$",
+    re.IGNORECASE,
+)
 _THOSE = re.compile(r"\b(?:those|these|they|them|their)\b", re.IGNORECASE)
 #: A person's condition referred to: "the same gene as hers", "his condition's symptoms".
 _TOPIC_REFERENCE = re.compile(
@@ -435,6 +443,7 @@ class OfflinePlanner:
         the patterns (which also guess an unknown relation wording by embedding) do."""
         text = _RESULT_REQUEST.sub("", _question_last(question).rstrip("?.! "))
         text = _TRAILING_REQUEST.sub("", text.rstrip("?.! ")).strip()
+        text = self._without_own_plans(text)
         text = _RELATION_NAME.sub(
             lambda m: m[0].replace("_", " ") if m[0] in self.signatures else m[0], text
         )
@@ -633,6 +642,15 @@ class OfflinePlanner:
                 break
         plan = plan or self._read(question, asked) or self._by_schema(question, asked)
         return None if plan is None else self._noted(plan, context)
+
+    def _without_own_plans(self, text: str) -> str:
+        """``text`` without a last remark on what the asker will do with the answer ("…, going
+        to stain for all of them", "… — I need guides for all of them") when it names
+        nothing."""
+        tail = _OWN_PLANS.search(text)
+        if tail is None or tail.start() == 0 or self._names_entity(tail[0]):
+            return text
+        return text[: tail.start()]
 
     def _same_as_named(self, text: str) -> str:
         """ "the same gene" said of the one name before it ("Kufor-Rakeb — which disorders

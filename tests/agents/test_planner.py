@@ -1571,6 +1571,16 @@ TORTICOLLIS, RETROCOLLIS, CLONUS, MYOKYMIA = "HP:0000473", "HP:0002544", "HP:000
          "dopa-responsive dystonia?",
          project("associated_with", project("subclass_of", entity(DOPA_RESPONSIVE), True),
                  True)),
+        # steps after a dash; "its protein" of a gene is the protein it encodes; a last
+        # remark on the asker's own plans
+        ("the TREM2 ligands — which genes encode them, and what diseases are those genes "
+         "linked to?",
+         project("associated_with", project("encodes", project("interacts_with", entity(TREM2),
+                                                               True), True))),
+        ("VLDLR gene -> its protein -> what ligands bind it?",
+         project("interacts_with", project("encodes", entity("NCBIGene:7436")), True)),
+        ("which receptors does NGF bind, going to stain for all of them",
+         project("interacts_with", entity(NGF))),
         # plain "is a" is no is_a
         ("Which GO term is a subtype of both macroautophagy and mitophagy?",
          {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
