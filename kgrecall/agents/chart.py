@@ -2025,6 +2025,9 @@ def _category_kind(tag: Tag) -> str:
     return "disease" if "disease" in kinds else sorted(kinds)[0]
 
 
+_PARTICIPLE = re.compile(r"\w+ed\b|(?:bound|seen|found|known|shown|made|tied)\b", re.IGNORECASE)
+
+
 def _noun_relation(tag: Tag) -> bool:
     """Whether a relation phrase opens a noun phrase ("the subtypes of X", "symptoms of X")."""
     return tag.kind == "relation" and bool(tag.relation) and tag.text.lower().endswith(" of")
@@ -2235,8 +2238,22 @@ class _Parser:
         if joint is not None and joint.kind == "relation" and joint.relation in ("", head.relation):
             self.at += 1  # the bare joint "of", or the noun's relation again ("subtypes under")
         phrase = Phrase(clauses=[Clause(relation, self._each_class(relation, self.argument()))])
-        self.clauses(phrase, top, first=False)
+        self.clauses(phrase, top, first=self._participle_ahead())
         return phrase
+
+    def _participle_ahead(self) -> bool:
+        """Whether the next tag is a relation said as a participle ("linked to", "associated
+        with", "bound by"): a reduced relative clause on the noun before it."""
+        tag = self.peek()
+        return (
+            tag is not None
+            and tag.kind == "relation"
+            and bool(tag.relation)
+            and not tag.hyphen
+            and _PARTICIPLE.match(tag.text) is not None
+            and self.kind(1) in NOUNS  # its argument follows ("… linked to" ending a question
+            # asks about the phrase: "what conditions are their genes linked to")
+        )
 
     def clauses(self, phrase: Phrase, top: bool, *, first: bool, members: bool = False) -> None:
         """Clauses of ``phrase`` until a tag that belongs to a phrase above it. A nested
@@ -2262,7 +2279,15 @@ class _Parser:
                 self.at += 1
             relative = relative or marked
             verb_after_and = joined and not marked and self.kind() == "aux"
-            if not (first or marked or joined or top) or (
+            # "(annotated to) the subtypes of NBIA linked to WDR45": a participle right after
+            # a hierarchy noun's argument narrows that noun's answers
+            narrowing = (
+                bool(phrase.clauses)
+                and not top
+                and self._participle_ahead()
+                and (_HIERARCHY_NOUN.match(phrase.clauses[-1].relation.text) is not None)
+            )
+            if not (first or marked or joined or top or narrowing) or (
                 verb_after_and and not top and not relative and phrase.clauses
             ):
                 self.at = start
@@ -2499,10 +2524,14 @@ class _Parser:
             phrase is not named
             and not phrase.head
             and self.kind() == "relation"
-            and self.peek().text.lower() == "with"  # type: ignore[union-attr]
+            and (
+                self.peek().text.lower() == "with"  # type: ignore[union-attr]
+                or (self.at > 0 and self.kind(-1) == "type" and self._participle_ahead())
+            )
         ):
-            # "the Parkinson disease subtypes with RLS": the subtypes that have it (a verb
-            # after them belongs to the phrase above: "genes of X subtypes have chorea")
+            # "the Parkinson disease subtypes with RLS", "the NBIA subtypes linked to WDR45":
+            # the subtypes that have it (a verb after them belongs to the phrase above: "genes
+            # of X subtypes have chorea")
             self.clauses(phrase, top=False, first=True)
         return phrase
 

@@ -1581,6 +1581,20 @@ TORTICOLLIS, RETROCOLLIS, CLONUS, MYOKYMIA = "HP:0000473", "HP:0002544", "HP:000
          project("interacts_with", project("encodes", entity("NCBIGene:7436")), True)),
         ("which receptors does NGF bind, going to stain for all of them",
          project("interacts_with", entity(NGF))),
+        # a participle right after a hierarchy noun narrows that noun's answers, not the
+        # question's ("… annotated to the NBIA subtypes linked to WDR45")
+        ("Which phenotypes are annotated to the subtypes of NBIA linked to WDR45?",
+         project("has_phenotype", {"op": "intersect", "inputs": [
+             project("subclass_of", entity("MONDO:0018307"), True),
+             project("associated_with", entity("NCBIGene:11152"))]})),
+        ("Which phenotypes are annotated to the NBIA subtypes linked to WDR45?",
+         project("has_phenotype", {"op": "intersect", "inputs": [
+             project("subclass_of", entity("MONDO:0018307"), True),
+             project("associated_with", entity("NCBIGene:11152"))]})),
+        # … but not a participle ending the question
+        ("Krabbe disease subtypes - what conditions are their genes linked to?",
+         project("associated_with", project("associated_with", project(
+             "subclass_of", entity("ORPHA:487"), True), True))),
         # plain "is a" is no is_a
         ("Which GO term is a subtype of both macroautophagy and mitophagy?",
          {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
