@@ -584,6 +584,9 @@ _IS_A_ADJECTIVE = re.compile(
 _IS_A_VERB = re.compile(
     r"\b(?:(?:are|is)\s+)?(?:asserted\s+as\s+)?(?:an?\s+)?is[_-]a\s+", re.IGNORECASE
 )
+#: What "is_a" becomes after "are", after "is", and alone ("records that are is_a X", "Is Y
+#: is_a X?", "… AND is_a X").
+_IS_A_SAID = {"are": "are subclasses of ", "is": "is a subclass of "}
 _ASSERTED_AS = re.compile(r"\basserted\s+as\s+(?=an?\b)", re.IGNORECASE)
 
 
@@ -608,8 +611,7 @@ def _id_named(text: str, linker: EntityIndex) -> str:
 def _is_a(text: str) -> str:
     """The is_a wordings of :data:`_IS_A_ADJECTIVE` and :data:`_IS_A_VERB` in plain words."""
     text = _ASSERTED_AS.sub("", _IS_A_ADJECTIVE.sub("", text))
-    return _IS_A_VERB.sub(lambda m: "are subclasses of " if m[0][0] in "aA" else "subclasses of ",
-                          text)  # fmt: skip
+    return _IS_A_VERB.sub(lambda m: _IS_A_SAID.get(m[0].split()[0].lower(), "subclasses of "), text)
 
 
 def _one_list(text: str) -> str:
@@ -2238,7 +2240,7 @@ class _Parser:
         if joint is not None and joint.kind == "relation" and joint.relation in ("", head.relation):
             self.at += 1  # the bare joint "of", or the noun's relation again ("subtypes under")
         phrase = Phrase(clauses=[Clause(relation, self._each_class(relation, self.argument()))])
-        self.clauses(phrase, top, first=self._participle_ahead())
+        self.clauses(phrase, top, first=False)
         return phrase
 
     def _participle_ahead(self) -> bool:

@@ -1551,6 +1551,8 @@ TORTICOLLIS, RETROCOLLIS, CLONUS, MYOKYMIA = "HP:0000473", "HP:0002544", "HP:000
          "deficiency?",
          {"op": "intersect", "inputs": [project("subclass_of", entity(DOPA_RESPONSIVE), True),
                                         project("subclass_of", entity("MONDO:0100064"), True)]}),
+        ("Is Retrocollis is_a Torticollis?",
+         project("subclass_of", entity(TORTICOLLIS), True)),
         ("Which GO term is subsumed by both macroautophagy and mitophagy?",
          {"op": "intersect", "inputs": [project("subclass_of", entity(MACROAUTOPHAGY), True),
                                         project("subclass_of", entity(MITOPHAGY), True)]}),
