@@ -853,6 +853,9 @@ class Reading:
 
     answer: Phrase
     candidate: Mention | None = None
+    #: further answer phrases listed after the first ("the genes linked to X and the genes
+    #: linked to Y"): the answers of each, together
+    listed_with: list[Phrase] = field(default_factory=list)
     #: mentions linked by fuzzy search; (misspelt, read as) words
     guessed: list[str] = field(default_factory=list)
     corrected: list[tuple[str, str]] = field(default_factory=list)
@@ -2120,9 +2123,31 @@ class _Parser:
             at = next(i for i, t in enumerate(rest) if t.kind == "aux")
             self.tags = [self.tags[0], *rest[: at + 1], *rest[at + 1 :], self.tags[1]]
         answer = self.noun_phrase(top=True)
+        listed_with = []
+        while self._another_phrase(answer):
+            while self.kind() == "conj":
+                self.at += 1
+            listed_with.append(self.noun_phrase(top=True))
         if self.peek() is not None:
             raise self.fail("the end of the question")
-        return Reading(answer)
+        return Reading(answer, listed_with=listed_with)
+
+    def _another_phrase(self, answer: Phrase) -> bool:
+        """Whether a conjunction here starts a second answer phrase of the same kind ("the
+        proteins NGF binds, plus every ligand that binds TrkA"): a type word that is no
+        relation, then a clause of its own."""
+        ahead = self.at
+        while ahead < len(self.tags) and self.tags[ahead].kind == "conj":
+            ahead += 1
+        if ahead == self.at or ahead + 1 >= len(self.tags) or answer.head is None:
+            return False
+        head = self.tags[ahead]
+        return (
+            head.kind == "type"
+            and not head.relation
+            and head.node_type == answer.head.node_type
+            and self.tags[ahead + 1].kind in ("relation", "relative", "entity")
+        )
 
     def _yes_no(self) -> Reading:
         self.at = 1
@@ -2302,10 +2327,7 @@ class _Parser:
                 self.at += 1  # "are associated with", "are receptors for"
             # "the proteins SHH binds": an object relative without "that"
             reduced = (
-                first
-                and not top
-                and phrase.head is not None
-                and (self.kind() == "entity" or self._selects())
+                first and phrase.head is not None and (self.kind() == "entity" or self._selects())
             )
             clause = self._clause(marked, reduced=reduced)
             if clause is None:

@@ -754,6 +754,8 @@ class OfflinePlanner:
             tag = reading.candidate.tag
             tag.entities = _named_for_disease(tag.entities)
         tree = self._phrase(reading.answer)
+        if reading.listed_with:
+            tree = UnionQuery(inputs=[tree, *map(self._phrase, reading.listed_with)])
         notes = [f"{g!r} linked by fuzzy search: check this reading" for g in reading.guessed]
         notes += [f"read {wrong!r} as {right!r}" for wrong, right in reading.corrected]
         notes += [

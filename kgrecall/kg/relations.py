@@ -184,7 +184,7 @@ _DEFINITIONS = [
         "ontology is_a",
         verb="is a subtype of",
         question_phrases=(
-            (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|children|"
+            (r"(?:sub ?types?|subclass(?:es)?|kinds?|types?|forms?|children|"
              r"(?:more )?specific (?:forms?|types?|kinds?|terms?)|"
              r"descendants?|narrower terms?) of|(?:are |is )?(?:more specific|narrower) than|"
              r"falls? (?:under|into|within)|belongs? to|(?:are |is )?subsumed by|"

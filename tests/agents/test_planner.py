@@ -1609,6 +1609,34 @@ def test_questions_of_the_eighteenth_writer_classes(
     assert service.resources("demo").planner.plan(question).query.model_dump() == expected
 
 
+TRKA, DOPA_RESPONSIVE_DYSTONIA, GCH1 = "uniprot:P04629", "MONDO:0016812", "NCBIGene:2643"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # two answer phrases listed one after the other: the answers of each
+        ("list the proteins that NGF binds, plus every ligand that binds TrkA",
+         {"op": "union", "inputs": [project("interacts_with", entity(NGF)),
+                                    project("interacts_with", entity(TRKA), True)]}),
+        ("the receptors NGF binds and the ligands that bind TrkA",
+         {"op": "union", "inputs": [project("interacts_with", entity(NGF)),
+                                    project("interacts_with", entity(TRKA), True)]}),
+        # an object relative without "that" in the answer phrase itself
+        ("list the proteins NGF binds", project("interacts_with", entity(NGF))),
+        # "a form of X" is a subtype of X
+        ("Which conditions are either classed as a form of dopa-responsive dystonia or have "
+         "been linked to the GCH1 gene?",
+         {"op": "union", "inputs": [project("subclass_of", entity(DOPA_RESPONSIVE_DYSTONIA), True),
+                                    project("associated_with", entity(GCH1))]}),
+    ],
+)  # fmt: skip
+def test_questions_of_the_nineteenth_writer_classes(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
 def test_an_id_followed_by_its_name_is_one_anchor(service: QueryService) -> None:
     plan = service.resources("demo").planner.plan(
         "Is HP:0002544 Retrocollis a direct child of Torticollis?"
