@@ -78,7 +78,8 @@ TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
         (r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?", "protein"),
         (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
         (
-            r"phenotypes?|symptoms?|clinical features?|features?|signs?|manifestations?|"
+            r"(?:hpo |hp |phenotype )terms?|phenotypes?|symptoms?|clinical features?|"
+            r"features?|signs?|manifestations?|"
             r"problems?|complications?",
             "phenotype",
         ),
@@ -355,8 +356,32 @@ def _siblings(text: str) -> tuple[str, int]:
     return _SIBLINGS.subn(spelt_out, _SIBLING_GLOSS.sub("", text))
 
 
+#: "… and tell me which terms you land on": the destination asked after "and".
+_TELL_WHERE = re.compile(
+    r"\s+and\s+(?:tell|show|give)\s+me\s+(?P<wh>which|what|where)\b(?P<asked>(?:\s+[\w-]+){0,2}?)"
+    r"\s+(?P<who>you|I|we)\s+(?=(?:reach|land|end\s+up|get\s+to|arrive)\b)",
+    re.IGNORECASE,
+)
+#: "exactly three levels above": a walk is counted exactly anyway.
+_EXACTLY_COUNTED = re.compile(
+    r"\bexactly\s+(?=(?:one|two|three|four|five|[1-5])\s+(?:[\w-]+\s+)?(?:levels?|steps?|hops?)\b)",
+    re.IGNORECASE,
+)
+
+
+#: "the ancestors three superclass hops up": the terms that many levels up.
+_COUNTED_KIN = re.compile(
+    r"\b(?:ancestors?|descendants?|(?:ancestor|descendant)\s+(?:terms|classes|categories))\s+"
+    r"(?=(?:one|two|three|four|five|[1-5])\s+(?:[\w-]+\s+)?(?:levels?|steps?|hops?)\s+"
+    r"(?:up|down|above|below)\b)",
+    re.IGNORECASE,
+)
+
+
 def _climbed(text: str) -> str:
     """A walk through the hierarchy asked as a destination, read as a relation phrase."""
+    text = _TELL_WHERE.sub(lambda m: f", {m['wh']}{m['asked']} do {m['who']} ", text)
+    text = _COUNTED_KIN.sub("terms ", _EXACTLY_COUNTED.sub("", text))
     match = _CLIMB.match(text) or _CLIMB_START_FIRST.match(text)
     if match is None:
         return text
@@ -405,7 +430,7 @@ _THAT = r"\g<head> that "
 #: "For Sonic hedgehog, which genes …".
 _TOPIC = re.compile(
     r"^(?:(?:for|regarding|concerning|as for)\s+(?P<named>[^,:;]+?),\s*"
-    r"(?=(?:which|what|who|list|name|give|find|show)\b)|"
+    r"(?=(?:which|what|who|list|name|give|find|show|return|pull|get|fetch|retrieve)\b)|"
     r"(?P<topic>[^:;–—]+?)\s*(?::|;|\s[-–—]\s)\s*)(?P<rest>\S.*)$",
     re.IGNORECASE,
 )
@@ -415,7 +440,12 @@ _PRONOUN = re.compile(
 )
 #: Adjectives that only say "of the topic": "its associated genes" are the topic's genes.
 _OF_ADJECTIVES = r"(?:(?:associated|linked|related|causal|causative|corresponding|encoded)\s+)"
-_POSSESSIVE_PRONOUN = re.compile(rf"\b(?:their|its)\s+{_OF_ADJECTIVES}?(\w[\w-]*)", re.I)
+#: "their own child terms" are the child terms of the topic.
+_POSSESSIVE_PRONOUN = re.compile(
+    rf"\b(?:their|its)\s+(?:own\s+)?{_OF_ADJECTIVES}?"
+    r"(\w[\w-]*(?:\s+(?:terms|classes|categories|nodes)\b)?)",
+    re.IGNORECASE,
+)
 #: "For X, what are the associated genes": the genes of X.
 _IMPLIED_OF = re.compile(rf"\bthe\s+{_OF_ADJECTIVES}({_TYPE_WORD})", re.IGNORECASE)
 #: A relation noun with no argument after it ("which subtypes are listed").
@@ -961,6 +991,30 @@ _WHATEVER_BOUND = re.compile(
 )
 
 
+#: "What does X bind (as the ligand side)?", "… bind on the receptor side": the side said
+#: is a role, X's or the answers', which fixes the direction of the binding.
+_BIND_SIDE = re.compile(
+    r"\bwhat\s+(?P<verb>does|do|did)\s+(?P<x>[^?]+?)\s+bind(?:\s+to)?\s*[(,]?\s*(?:as\s+"
+    r"(?:the\s+|an?\s+)?(?P<own>ligand|receptor)s?(?:\s+side)?|on\s+the\s+(?P<other>ligand|"
+    r"receptor)s?\s+side)\s*\)?",
+    re.IGNORECASE,
+)
+
+
+def _bind_side(match: re.Match[str]) -> str:
+    own, other = (match["own"] or "").lower(), (match["other"] or "").lower()
+    ligand = own == "receptor" or other == "ligand"  # the answers are the ligands
+    return f"which {'ligands' if ligand else 'receptors'} {match['verb']} {match['x']} bind"
+
+
+#: "annotated directly to X", "the gene itself": words that stress what is said anyway.
+_STRESS = re.compile(
+    r"(?:(?<=annotated)|(?<=linked)|(?<=connected)|(?<=associated)|(?<=attached))\s+"
+    r"(?:directly|explicitly)(?=\s+(?:to|with|on)\b)|\s+(?:itself|themselves)\b",
+    re.IGNORECASE,
+)
+
+
 #: Clinical shorthand ("which dx", "what sx", "pt w/ chorea"), case by case: "PTS" is a gene.
 _SHORTHAND = {
     "dx": "diseases", "Dx": "diseases", "DX": "diseases", "ddx": "diseases",
@@ -984,6 +1038,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     """The question rewritten into the forms the tagger reads; the spelling corrections made
     and how many "siblings of" were spelt out."""
     text = _id_named(_SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m[0]], question), linker)
+    text = _STRESS.sub("", _BIND_SIDE.sub(_bind_side, text))
     text = _KG_DOES.sub(lambda m: f"are {_KG_DOES_PAST[m['verb'].lower()]}", text)
     text = _RECORDS.sub("diseases", _IN_THE_KG.sub("", text))
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", text))
@@ -1172,9 +1227,11 @@ _STATEMENT_SHARING = re.compile(
 )
 #: A topic said as a statement about its subject: "Progranulin is made from the GRN gene".
 _STATEMENT_SUBJECT = re.compile(r"^(?P<subject>.+?)\s+(?:is|are|was|were)\s+\S", re.IGNORECASE)
-#: A back reference to the topic by its type: "that protein", "those genes themselves".
+#: A back reference to the topic by its type: "that protein", "those genes themselves", "the
+#: gene" at the end ("For PANK2, return the phenotypes annotated to the gene").
 _THAT_ONE = re.compile(
-    rf"\b(?:that|this|those|these)\s+(?:{_TYPE_WORD})(?:\s+(?:itself|themselves))?\b",
+    rf"\b(?:that|this|those|these)\s+(?:{_TYPE_WORD})(?:\s+(?:itself|themselves))?\b|"
+    r"\bthe\s+(?:gene|protein|disease|condition|disorder|syndrome)(?:\s+itself)?\s*$",
     re.IGNORECASE,
 )
 

@@ -106,6 +106,10 @@ _SENTENCE_END = re.compile(
 _REPEATED_MARK = re.compile(r"([?!])[?!]+")
 
 
+#: A sentence after the question that says it again in other words.
+_RESTATED = re.compile(r"(?:i\.?e\.?|that\s+is|in\s+other\s+words|meaning)[,:]?\s", re.I)
+
+
 def _question_last(question: str) -> str:
     """``question`` with a remark after its last question mark moved before it, as context
     ("What binds both LRP4 and LRP5? thinking sclerostin/DKK axis" → "thinking sclerostin/DKK
@@ -120,6 +124,8 @@ def _question_last(question: str) -> str:
     after = [sentence.rstrip() for sentence in sentences[asking[-1] + 1 :]]
     if sum(len(sentence.split()) for sentence in after) < 2:
         return text
+    if _RESTATED.match(after[0]):  # "…-> grandchildren? i.e. terms two levels below it."
+        return " ".join(sentences[: asking[-1] + 1])
     after = [s[1:-1].strip() if s.startswith("(") and s.endswith(")") else s for s in after]
     remark = [s if s.endswith((".", "!", "?")) else f"{s}." for s in after]
     return " ".join([*remark, *sentences[: asking[-1] + 1]])

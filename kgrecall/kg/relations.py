@@ -190,8 +190,8 @@ _DEFINITIONS = [
              r"falls? (?:under|into|within)|belongs? to|(?:are |is )?subsumed by|"
              r"(?:are |is )?(?:classed|classified|categori[sz]ed|filed) "
              r"(?:directly |immediately )?(?:as|under)|"
-             r"(?:that |which )?(?:(?:are|is|sits?|lies?) )?(?:directly |immediately )?"
-             r"(?:below|beneath|under(?:neath)?)", "inverse"),
+             r"(?:that |which )?(?:(?:are|is|sits?|lies?|placed|nested|listed) )?"
+             r"(?:directly |immediately )?(?:below|beneath|under(?:neath)?)", "inverse"),
             (r"(?:parents?|superclass(?:es)?|generali[sz]ations?|broader|ancestors?)"
              r"(?: disease| phenotype)?(?: terms?| classes?| categories| groups?)? of|"
              r"(?:are |is )?(?:more general|broader|less specific) than|"

@@ -1610,6 +1610,8 @@ def test_questions_of_the_eighteenth_writer_classes(
 
 
 TRKA, DOPA_RESPONSIVE_DYSTONIA, GCH1 = "uniprot:P04629", "MONDO:0016812", "NCBIGene:2643"
+PANK2, FIBRILLATION, FASCICULATIONS = "NCBIGene:80025", "HP:0010546", "HP:0002380"
+TREM2_GENE = "NCBIGene:54209"
 
 
 @pytest.mark.parametrize(
@@ -1629,6 +1631,29 @@ TRKA, DOPA_RESPONSIVE_DYSTONIA, GCH1 = "uniprot:P04629", "MONDO:0016812", "NCBIG
          "been linked to the GCH1 gene?",
          {"op": "union", "inputs": [project("subclass_of", entity(DOPA_RESPONSIVE_DYSTONIA), True),
                                     project("associated_with", entity(GCH1))]}),
+        # "their own child terms", "HPO terms", "placed under"
+        ("For HPO terms placed under both Muscle fibrillation and Fasciculations, give me their "
+         "own child terms.",
+         project("subclass_of", {"op": "intersect", "inputs": [
+             project("subclass_of", entity(FIBRILLATION), True),
+             project("subclass_of", entity(FASCICULATIONS), True)]}, True)),
+        # the side of a binding said after the verb
+        ("Trem2 gene: what does its protein bind to (as the ligand side)?",
+         project("interacts_with", project("encodes", entity(TREM2_GENE)))),
+        ("What does TREM2 bind as a receptor?", project("interacts_with", entity(TREM2), True)),
+        # walks: "and tell me which terms you land on", "exactly", "the ancestors N hops up"
+        ("Walk three steps up from pill-rolling tremor and tell me which term you reach",
+         project("subclass_of", project("subclass_of", project("subclass_of",
+                                                               entity(PILL_ROLLING))))),
+        ("What term sits exactly two levels above pill-rolling tremor?",
+         project("subclass_of", project("subclass_of", entity(PILL_ROLLING)))),
+        ("pill-rolling tremor: what are the ancestors two superclass hops up?",
+         project("subclass_of", project("subclass_of", entity(PILL_ROLLING)))),
+        # a restatement after the question; "the gene" referring to the topic; stress words
+        ("pill-rolling tremor -> grandparents? i.e. terms exactly two is_a steps above it.",
+         project("subclass_of", project("subclass_of", entity(PILL_ROLLING)))),
+        ("For the gene PANK2, return the phenotype terms annotated directly to the gene itself.",
+         project("has_phenotype", entity(PANK2))),
     ],
 )  # fmt: skip
 def test_questions_of_the_nineteenth_writer_classes(
