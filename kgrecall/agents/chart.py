@@ -317,8 +317,9 @@ _FEATURE_SHARED_BY = re.compile(
     r"\b(?P<article>an?)\s+(?P<noun>feature|symptom|sign|phenotype|finding)\s+shared\s+by\b",
     re.IGNORECASE,
 )
-#: A word that may be a gene symbol typed in lower case: letters, then letters or digits.
-_LOWER_SYMBOL = re.compile(r"[a-z][a-z0-9]{2,9}")
+#: A word that may be a gene symbol typed in lower case or in mouse style ("Vldlr"): a letter,
+#: then lower-case letters or digits.
+_LOWER_SYMBOL = re.compile(r"[A-Za-z][a-z0-9]{2,9}")
 #: Sibling classes, the children of a class's parents (the class among them: the query
 #: language has no difference): "the sibling terms of X", "X's sister disorders", "diseases
 #: in the same category as X" (a gloss saying so is dropped).
@@ -1366,7 +1367,8 @@ def _read_in_steps(text: str) -> str:
         if stepped != text:
             return stepped
     resolved = _resolved(text)
-    return resolved if resolved != text else _resolved(_steps(text))
+    # "A and B - conditions with both, then their genes": the topic, then the steps
+    return _steps(resolved) if resolved != text else _resolved(_steps(text))
 
 
 def _asked_as_group(question: str) -> str | None:
@@ -1475,12 +1477,21 @@ _TYPE_ONLY = re.compile(
 )
 
 
+#: A quantifier where a noun phrase should stand, before a comma or the end: it quantifies
+#: the topic.
+_BARE_QUANTIFIER = re.compile(
+    r"(?<=\swith\s)(?:both|either|all\s+(?:two|three|four|five))(?=\s*(?:[,;]|$))", re.I
+)
+
+
 def _about(topic: str, rest: str) -> str | None:
     """``rest`` with its reference to ``topic`` spelt out (see :func:`_resolved`); None when
     it has none."""
     only = _TYPE_ONLY.match(rest)
     if only is not None:  # "X - which genes": the genes of X
         return f"list the {_plural(only.group('type').lower())} of {only.group('again') or topic}"
+    if _BARE_QUANTIFIER.search(rest):  # "A and B - conditions with both, then their genes"
+        return _BARE_QUANTIFIER.sub(lambda m: f"{m[0]} {topic}", rest, count=1)
     if _THAT_ONE.search(rest):
         return _THAT_ONE.sub(lambda _: topic, rest, count=1)
     if _POSSESSIVE_PRONOUN.search(rest):
@@ -1844,9 +1855,10 @@ class _Tagger:
                 self._take(tag)
 
     def _lower_symbol(self, span: str) -> list[LinkedEntity]:
-        """A gene symbol typed in lower case in a chat ("what does bdnf bind"): one word, no
-        everyday English word, three characters or more, named as the symbol in capitals."""
-        if not (_LOWER_SYMBOL.fullmatch(span) and not everyday(span)):
+        """A gene symbol typed in lower case in a chat ("what does bdnf bind") or in mouse
+        style ("Vldlr"): one word, no everyday English word, three characters or more, named
+        as the symbol in capitals."""
+        if not (_LOWER_SYMBOL.fullmatch(span) and not everyday(span.lower())):
             return []
         return [
             e
@@ -2362,7 +2374,7 @@ class _Parser:
             if marked:
                 self.at += 1
             relative = relative or marked
-            verb_after_and = joined and not marked and self.kind() == "aux"
+            verb_after_and = joined and not marked and self._finite_ahead()
             # "(annotated to) the subtypes of NBIA linked to WDR45": a participle right after
             # a hierarchy noun's argument narrows that noun's answers
             narrowing = (
@@ -2384,7 +2396,9 @@ class _Parser:
                 self.at += 1  # "are associated with", "are receptors for"
             # "the proteins SHH binds": an object relative without "that"
             reduced = (
-                first and phrase.head is not None and (self.kind() == "entity" or self._selects())
+                first
+                and phrase.head is not None
+                and (self.kind() == "entity" or self._selects() or self._typed_subject())
             )
             clause = self._clause(marked, reduced=reduced)
             if clause is None:
@@ -2393,6 +2407,26 @@ class _Parser:
             clause.joiner = joiner
             phrase.clauses.append(clause)
             first = False
+
+    def _typed_subject(self) -> bool:
+        """Whether a type word with a clause of its own comes next, as the subject of an object
+        relative ("every receptor the ligands common to A and B bind")."""
+        tag, after = self.peek(), self.peek(1)
+        return (
+            tag is not None
+            and tag.kind == "type"
+            and not tag.relation
+            and after is not None
+            and after.kind in ("relation", "relative")
+        )
+
+    def _finite_ahead(self) -> bool:
+        """Whether a finite verb comes next: an auxiliary, or a relation phrase that starts
+        with one ("are classed as")."""
+        tag = self.peek()
+        return tag is not None and (
+            tag.kind == "aux" or (tag.kind == "relation" and tag.text.split()[0].lower() in _COPULA)
+        )
 
     def _also_ahead(self) -> bool:
         """Whether "also" stands between the relative marker here and the clause's verb."""
@@ -2412,7 +2446,7 @@ class _Parser:
         if tag.kind == "relation" and not tag.hyphen:
             self.at += 1
             return Clause(tag, self._each_class(tag, self.argument()))
-        if self._role(0):  # "(proteins that are) receptors for X": the answers' role
+        if not reduced and self._role(0):  # "(proteins that are) receptors for X": a role
             joint = self.tags[self.at + 1]
             self.at += 2
             role = Tag("relation", f"{tag.text} {joint.text}", tag.start, joint.end,

@@ -1611,7 +1611,9 @@ def test_questions_of_the_eighteenth_writer_classes(
 
 TRKA, DOPA_RESPONSIVE_DYSTONIA, GCH1 = "uniprot:P04629", "MONDO:0016812", "NCBIGene:2643"
 PANK2, FIBRILLATION, FASCICULATIONS = "NCBIGene:80025", "HP:0010546", "HP:0002380"
-TREM2_GENE = "NCBIGene:54209"
+TREM2_GENE, VLDLR, POSTURAL_INSTABILITY = "NCBIGene:54209", "NCBIGene:7436", "HP:0002172"
+DRAVET, EARLY_INFANTILE_DEE = "ORPHA:33069", "ORPHA:1934"
+DAG1_PROTEIN, SV2A_PROTEIN = "uniprot:Q14118", "uniprot:Q7L0J3"
 
 
 @pytest.mark.parametrize(
@@ -1654,6 +1656,26 @@ TREM2_GENE = "NCBIGene:54209"
          project("subclass_of", project("subclass_of", entity(PILL_ROLLING)))),
         ("For the gene PANK2, return the phenotype terms annotated directly to the gene itself.",
          project("has_phenotype", entity(PANK2))),
+        # "and are classed as …" after a nested phrase belongs to the answers
+        ("Disorders that share a gene with Dravet and are classed as early-infantile DEEs?",
+         {"op": "intersect", "inputs": [
+             project("associated_with", project("associated_with", entity(DRAVET), True)),
+             project("subclass_of", entity(EARLY_INFANTILE_DEE), True)]}),
+        # an object relative whose subject has a clause of its own
+        ("For the ligands common to DAG1 and SV2A, list every receptor those ligands bind.",
+         project("interacts_with", {"op": "intersect", "inputs": [
+             project("interacts_with", entity(DAG1_PROTEIN), True),
+             project("interacts_with", entity(SV2A_PROTEIN), True)]})),
+        # "both" standing for the topic, then a step on the result
+        ("pill-rolling tremor AND postural instability - conditions with both, then their genes",
+         project("associated_with", {"op": "intersect", "inputs": [
+             project("has_phenotype", entity(PILL_ROLLING), True),
+             project("has_phenotype", entity(POSTURAL_INSTABILITY), True)]}, True)),
+        # a gene symbol in mouse style
+        ("ligands of the receptor encoded by Vldlr that also bind Trem2?",
+         {"op": "intersect", "inputs": [
+             project("interacts_with", project("encodes", entity(VLDLR)), True),
+             project("interacts_with", entity(TREM2), True)]}),
     ],
 )  # fmt: skip
 def test_questions_of_the_nineteenth_writer_classes(
