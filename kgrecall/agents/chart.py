@@ -1008,6 +1008,12 @@ def _bind_side(match: re.Match[str]) -> str:
     return f"which {'ligands' if ligand else 'receptors'} {match['verb']} {match['x']} bind"
 
 
+#: "Is it true that X is linked to Y?": is X linked to Y.
+_IS_IT_TRUE = re.compile(
+    r"^is\s+it\s+(?:true|the\s+case|correct|right)\s+that\s+(?P<subject>.+?)\s+"
+    r"(?P<verb>is|are|can|does|do|has|have)\s+(?=\S)",
+    re.IGNORECASE,
+)
 #: "annotated directly to X", "the gene itself": words that stress what is said anyway.
 _STRESS = re.compile(
     r"(?:(?<=annotated)|(?<=linked)|(?<=connected)|(?<=associated)|(?<=attached))\s+"
@@ -1040,6 +1046,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     and how many "siblings of" were spelt out."""
     text = _id_named(_SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m[0]], question), linker)
     text = _STRESS.sub("", _BIND_SIDE.sub(_bind_side, text))
+    text = _IS_IT_TRUE.sub(lambda m: f"{m['verb'].capitalize()} {m['subject']} ", text)
     text = _KG_DOES.sub(lambda m: f"are {_KG_DOES_PAST[m['verb'].lower()]}", text)
     text = _RECORDS.sub("diseases", _IN_THE_KG.sub("", text))
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", text))
@@ -2138,6 +2145,20 @@ _STOP = frozenset(
 )  # fmt: skip
 
 
+def _narrowed(phrase: Phrase, clause: Clause, relative: bool) -> Phrase:
+    """The phrase a relative clause narrows: after a hierarchy noun whose argument is a typed
+    phrase ("the broader categories of the PRRT2-linked disorders that feature paroxysmal
+    dystonia"), that phrase — the class of a category is no "disorder that features" anything;
+    else ``phrase`` itself ("the subtypes of dystonia that have tremor": the subtypes)."""
+    if not relative or clause.subject or not phrase.clauses:
+        return phrase
+    last = phrase.clauses[-1]
+    hierarchy = last.relation.relation == "subclass_of" and _HIERARCHY_NOUN.match(
+        last.relation.text
+    )
+    return last.argument if hierarchy and last.argument.head is not None else phrase
+
+
 class _Parser:
     """Recursive descent over the tags (see the module docstring for the grammar)."""
 
@@ -2405,7 +2426,8 @@ class _Parser:
                 self.at = start
                 return
             clause.joiner = joiner
-            phrase.clauses.append(clause)
+            relative = marked or clause.relation.text.split()[0].lower() in ("that", "which")
+            _narrowed(phrase, clause, relative and not joined).clauses.append(clause)
             first = False
 
     def _typed_subject(self) -> bool:

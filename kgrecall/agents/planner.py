@@ -106,6 +106,25 @@ _SENTENCE_END = re.compile(
 _REPEATED_MARK = re.compile(r"([?!])[?!]+")
 
 
+#: What the asker knows or heard, before what they say about it ("I understand X is …").
+_HEARD = re.compile(
+    r"^(?:(?:I|we)\s+(?:understand|read|know|heard|believe|think|learned|learnt|was\s+told|"
+    r"were\s+told)|I['’]ve\s+(?:read|heard))(?:\s+that)?\s+",
+    re.IGNORECASE,
+)
+
+
+def _subject_named(context: str, named: list[tuple[str, set[str]]]) -> str | None:
+    """The name a pronoun refers to when the context names several: the subject of its last
+    sentence ("I understand presenilin-1 is the protein most often mutated in early-onset
+    Alzheimer's. What … the gene that codes for it?": presenilin-1); None without one."""
+    last = _HEARD.sub("", _SENTENCE_END.split(context.strip())[-1].strip())
+    for name, _ in named:
+        if re.match(rf"(?:the\s+)?{re.escape(name)}\s+(?:is|are|was|were|has|have)\b", last, re.I):
+            return name
+    return None
+
+
 #: A sentence after the question that says it again in other words.
 _RESTATED = re.compile(r"(?:i\.?e\.?|that\s+is|in\s+other\s+words|meaning)[,:]?\s", re.I)
 
@@ -559,9 +578,9 @@ class OfflinePlanner:
                 readings.append(f"{match[0]!r} as {joined!r}")
                 return joined
             if match["pronoun"]:
-                if len(named) != 1:
+                name = named[0][0] if len(named) == 1 else _subject_named(context, named)
+                if name is None:
                     raise LookupError(match[0])
-                name = named[0][0]
                 readings.append(f"{match[0]!r} as {name!r}")
                 return f"{name}'s" if match["pronoun"].lower() == "its" else name
             noun = match["noun"].lower().rstrip("s")

@@ -1614,6 +1614,7 @@ PANK2, FIBRILLATION, FASCICULATIONS = "NCBIGene:80025", "HP:0010546", "HP:000238
 TREM2_GENE, VLDLR, POSTURAL_INSTABILITY = "NCBIGene:54209", "NCBIGene:7436", "HP:0002172"
 DRAVET, EARLY_INFANTILE_DEE = "ORPHA:33069", "ORPHA:1934"
 DAG1_PROTEIN, SV2A_PROTEIN = "uniprot:Q14118", "uniprot:Q7L0J3"
+PAROXYSMAL_DYSTONIA, PRESENILIN_1 = "HP:0002268", "uniprot:P49768"
 
 
 @pytest.mark.parametrize(
@@ -1671,6 +1672,16 @@ DAG1_PROTEIN, SV2A_PROTEIN = "uniprot:Q14118", "uniprot:Q7L0J3"
          project("associated_with", {"op": "intersect", "inputs": [
              project("has_phenotype", entity(PILL_ROLLING), True),
              project("has_phenotype", entity(POSTURAL_INSTABILITY), True)]}, True)),
+        # a relative clause after a hierarchy noun's typed argument narrows that argument
+        ("The PRRT2-linked disorders that feature paroxysmal dystonia: what broader categories "
+         "do they belong to?",
+         project("subclass_of", {"op": "intersect", "inputs": [
+             project("associated_with", entity(PRRT2)),
+             project("has_phenotype", entity(PAROXYSMAL_DYSTONIA), True)]})),
+        # a pronoun for the subject of a context sentence that names two things
+        ("I understand presenilin-1 is the protein most often mutated in early-onset "
+         "Alzheimer's. What conditions have been linked to the gene that codes for it?",
+         project("associated_with", project("encodes", entity(PRESENILIN_1), True))),
         # a gene symbol in mouse style
         ("ligands of the receptor encoded by Vldlr that also bind Trem2?",
          {"op": "intersect", "inputs": [
@@ -1682,6 +1693,14 @@ def test_questions_of_the_nineteenth_writer_classes(
     service: QueryService, question: str, expected: dict[str, object]
 ) -> None:
     assert service.resources("demo").planner.plan(question).query.model_dump() == expected
+
+
+def test_is_it_true_that_asks_yes_or_no(service: QueryService) -> None:
+    plan = service.resources("demo").planner.plan(
+        "Is it true that LRRK2 is linked to Parkinson disease 8?"
+    )
+    assert plan.candidate is not None and plan.candidate.id == LRRK2
+    assert not plan.ambiguous
 
 
 def test_an_id_followed_by_its_name_is_one_anchor(service: QueryService) -> None:
