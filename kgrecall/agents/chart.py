@@ -75,7 +75,11 @@ TYPE_WORDS: list[tuple[re.Pattern[str], str]] = [
     for p, t in [
         (r"go terms?|biological process(?:es)?|process(?:es)?|go process(?:es)?", "go_term"),
         (r"genes?", "gene"),
-        (r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?", "protein"),
+        (
+            r"proteins?|gene products?|(?:co-?)?receptors?|ligands?|binding partners?|"
+            r"peptides?|neuropeptides?|hormones?",
+            "protein",
+        ),
         (r"diseases?|disorders?|conditions?|syndromes?|illness(?:es)?", "disease"),
         (
             r"(?:hpo |hp |phenotype )terms?|phenotypes?|symptoms?|clinical features?|"
@@ -363,17 +367,16 @@ _TELL_WHERE = re.compile(
     r"\s+(?P<who>you|I|we)\s+(?=(?:reach|land|end\s+up|get\s+to|arrive)\b)",
     re.IGNORECASE,
 )
+#: A count of steps through a hierarchy: "three levels", "two is_a steps", "3 hops".
+_COUNTED_STEPS = r"(?:one|two|three|four|five|[1-5])\s+(?:[\w-]+\s+)?(?:levels?|steps?|hops?)"
 #: "exactly three levels above": a walk is counted exactly anyway.
-_EXACTLY_COUNTED = re.compile(
-    r"\bexactly\s+(?=(?:one|two|three|four|five|[1-5])\s+(?:[\w-]+\s+)?(?:levels?|steps?|hops?)\b)",
-    re.IGNORECASE,
-)
+_EXACTLY_COUNTED = re.compile(rf"\bexactly\s+(?={_COUNTED_STEPS}\b)", re.IGNORECASE)
 
 
 #: "the ancestors three superclass hops up": the terms that many levels up.
 _COUNTED_KIN = re.compile(
     r"\b(?:ancestors?|descendants?|(?:ancestor|descendant)\s+(?:terms|classes|categories))\s+"
-    r"(?=(?:one|two|three|four|five|[1-5])\s+(?:[\w-]+\s+)?(?:levels?|steps?|hops?)\s+"
+    rf"(?={_COUNTED_STEPS}\s+"
     r"(?:up|down|above|below)\b)",
     re.IGNORECASE,
 )

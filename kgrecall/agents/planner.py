@@ -193,7 +193,7 @@ _REFERRING = re.compile(
     r"\b(?P<det>both(?:\s+of\s+(?:these|those|them))?|either(?:\s+of\s+(?:these|those))?|"
     r"(?:these|those)\s+two|these|those|the\s+two|this|that)\s+(?P<noun>genes?|proteins?|"
     r"diseases?|disorders?|conditions?|syndromes?|features?|symptoms?|signs?|phenotypes?|"
-    r"findings?)\b"
+    r"findings?|peptides?|hormones?)\b"
     r"|\b(?P<pair>both\s+of\s+(?:these|those|them)|either\s+(?:one|of\s+(?:these|those|them))|"
     r"(?:these|those|the)\s+two(?:\s+of\s+them)?)(?![\w-])"
     r"|\b(?P<pronoun>it|its|(?<=\bis\s)that(?=\s+(?:one\s+of|an?)\s))\b",
@@ -240,6 +240,8 @@ def _as_topic(match: re.Match[str], topic: str) -> str:
 _REFERRED_TYPES: dict[str, frozenset[str]] = {
     "gene": frozenset({"gene", "protein"}),
     "protein": frozenset({"protein", "gene"}),
+    "peptide": frozenset({"protein", "gene"}),
+    "hormone": frozenset({"protein", "gene"}),
     "disease": frozenset({"disease"}),
     "disorder": frozenset({"disease"}),
     "condition": frozenset({"disease"}),

@@ -39,7 +39,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/7"
+FORMAT = "kgrecall-name-tables/8"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -61,6 +61,11 @@ _RECEPTOR_SUBTYPE = re.compile(
 #: GO's "dopamine secretion, neurotransmission": biologists write "dopamine secretion" or
 #: "dopamine release" (GO defines it as the regulated release of dopamine by a cell).
 _NEUROTRANSMISSION = re.compile(r"^(?P<what>.+) secretion, neurotransmission$", re.IGNORECASE)
+#: HGNC's "hypocretin (orexin) receptor 1": one word in brackets is another name for the
+#: word before it ("orexin receptor 1").
+_BRACKETED_ALTERNATIVE = re.compile(r"^(?P<first>[\w-]+) \((?P<other>[\w-]+)\) (?P<rest>\S.*)$")
+#: HGNC's "hypocretin neuropeptide precursor": biologists name the peptide ("hypocretin").
+_PEPTIDE_PRECURSOR = re.compile(r"^(?P<peptide>[a-z][\w-]+) (?:neuro)?peptide precursor$")
 
 
 def is_symbol(name: str) -> bool:
@@ -253,6 +258,18 @@ class NameTables:
         return cls.build(store)
 
 
+def _protein_name_variants(name: str) -> list[str]:
+    """Other ways a gene's or protein's full name is written: with either of two bracketed
+    names (:data:`_BRACKETED_ALTERNATIVE`), and a precursor's peptide
+    (:data:`_PEPTIDE_PRECURSOR`)."""
+    alternative = _BRACKETED_ALTERNATIVE.match(name)
+    forms = [name]
+    if alternative:
+        forms = [f"{alternative[part]} {alternative['rest']}" for part in ("first", "other")]
+    peptides = [m["peptide"] for m in map(_PEPTIDE_PRECURSOR.match, forms) if m is not None]
+    return [*forms, *peptides] if alternative else peptides
+
+
 def _add_name(
     entries: dict[str, dict[str, list[Entry]]], position: int, node: Node, name: str
 ) -> None:
@@ -280,10 +297,12 @@ def _add_name(
             entry
         )
     released = _NEUROTRANSMISSION.match(name) if node.type == "go_term" else None
-    if released:
-        for variant in (f"{released['what']} secretion", f"{released['what']} release"):
-            for key in name_keys(variant, fold(variant)):
-                entries["normalized"][key].append(entry)
+    variants = [f"{released['what']} secretion", f"{released['what']} release"] if released else []
+    if node.type in _SYMBOL_TYPES:
+        variants += _protein_name_variants(name)
+    for variant in variants:
+        for key in name_keys(variant, fold(variant)):
+            entries["normalized"][key].append(entry)
     if node.type in _ACRONYM_TYPES:
         initials = acronym_of_folded(folded.split())
         if initials:

@@ -1614,7 +1614,7 @@ PANK2, FIBRILLATION, FASCICULATIONS = "NCBIGene:80025", "HP:0010546", "HP:000238
 TREM2_GENE, VLDLR, POSTURAL_INSTABILITY = "NCBIGene:54209", "NCBIGene:7436", "HP:0002172"
 DRAVET, EARLY_INFANTILE_DEE = "ORPHA:33069", "ORPHA:1934"
 DAG1_PROTEIN, SV2A_PROTEIN = "uniprot:Q14118", "uniprot:Q7L0J3"
-PAROXYSMAL_DYSTONIA, PRESENILIN_1 = "HP:0002268", "uniprot:P49768"
+PAROXYSMAL_DYSTONIA, PRESENILIN_1, HCRT_PROTEIN = "HP:0002268", "uniprot:P49768", "uniprot:O43612"
 
 
 @pytest.mark.parametrize(
@@ -1682,6 +1682,11 @@ PAROXYSMAL_DYSTONIA, PRESENILIN_1 = "HP:0002268", "uniprot:P49768"
         ("I understand presenilin-1 is the protein most often mutated in early-onset "
          "Alzheimer's. What conditions have been linked to the gene that codes for it?",
          project("associated_with", project("encodes", entity(PRESENILIN_1), True))),
+        # a peptide named without "precursor"; "that peptide" refers back
+        ("The sleep disorder narcolepsy involves a brain messenger called hypocretin (also known "
+         "as orexin). Which receptors does that peptide bind?",
+         project("interacts_with", entity(HCRT_PROTEIN))),
+        ("Which receptors does orexin bind?", project("interacts_with", entity(HCRT_PROTEIN))),
         # a gene symbol in mouse style
         ("ligands of the receptor encoded by Vldlr that also bind Trem2?",
          {"op": "intersect", "inputs": [

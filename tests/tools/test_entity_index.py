@@ -482,6 +482,26 @@ def test_a_receptor_is_named_by_its_subtype_alone() -> None:
     assert "G:PTGDR" not in {e.id for e in index.lookup("D2 receptor")}
 
 
+def test_a_bracketed_other_name_and_a_precursors_peptide_name_the_protein() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("P:HCRT", "protein", "HCRT",
+                 synonyms=("hypocretin (orexin) neuropeptide precursor",)),
+            Node("P:HCRTR1", "protein", "HCRTR1", synonyms=("hypocretin (orexin) receptor 1",)),
+            Node("P:NGF", "protein", "NGF", synonyms=("nerve growth factor (beta polypeptide)",)),
+            Node("P:NPPA", "protein", "NPPA", synonyms=("natriuretic peptide precursor A",)),
+        ]
+    )  # fmt: skip
+    index = EntityIndex(store)
+    for mention in ("orexin", "Hypocretin", "orexin neuropeptide precursor"):
+        assert [e.id for e in index.lookup(mention)] == ["P:HCRT"], mention
+    assert [e.id for e in index.lookup("orexin receptor 1")] == ["P:HCRTR1"]
+    # a bracket at the end explains the name; "natriuretic peptide" is no peptide's own name
+    assert index.lookup("beta polypeptide") == []
+    assert index.lookup("natriuretic") == []
+
+
 def test_a_name_written_with_its_hyphen_wins_over_an_alias_without_it() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
