@@ -1011,6 +1011,36 @@ def _bind_side(match: re.Match[str]) -> str:
     return f"which {'ligands' if ligand else 'receptors'} {match['verb']} {match['x']} bind"
 
 
+#: A chain told as a riddle: "X is part of some process - what is that process itself a type
+#: of", "X is part of a process - and that process is part of what", "X is part of a step
+#: that is itself part of which larger process".
+_CHAIN_RELATION = r"(?:part\s+of|an?\s+(?:sub)?(?:type|kind|form|subclass)\s+of)"
+_CHAINED = re.compile(
+    rf"^(?P<a>.+?)\s+(?P<be>is|are)\s+(?P<rel>{_CHAIN_RELATION})\s+(?:an?|some|another)\s+"
+    r"(?P<noun>[\w-]+)\s*(?:(?:[-–—,;:]\s*)+(?:and\s+)?(?P<rest>\S.*)|\s+that\s+(?P<that>\S.*))$",
+    re.IGNORECASE,
+)
+_CHAIN_ASKED = re.compile(
+    rf"^(?:what\s+(?:is|are)\s+)?(?:(?:that|this|the)\s+(?P<noun>[\w-]+)\s+)?(?:(?:is|are)\s+)?"
+    rf"(?:itself\s+|in\s+turn\s+)*(?P<rel>{_CHAIN_RELATION})(?:\s+in\s+turn)?"
+    r"(?:\s+(?:what|which\b.*))?$",
+    re.IGNORECASE,
+)
+
+
+def _chained(text: str) -> str:
+    """A chain told as a riddle (:data:`_CHAINED`) as one noun phrase asked about: "the
+    process that X is part of is a type of what"."""
+    chain = _CHAINED.match(text)
+    if chain is None:
+        return text
+    asked = _CHAIN_ASKED.match(chain["rest"] or chain["that"])
+    if asked is None or (asked["noun"] or chain["noun"]).lower() != chain["noun"].lower():
+        return text
+    noun = chain["noun"] if any(p.fullmatch(chain["noun"]) for p, _ in TYPE_WORDS) else "process"
+    return f"the {noun} that {chain['a']} {chain['be']} {chain['rel']} is {asked['rel']} what"
+
+
 #: "Is it true that X is linked to Y?": is X linked to Y.
 _IS_IT_TRUE = re.compile(
     r"^is\s+it\s+(?:true|the\s+case|correct|right)\s+that\s+(?P<subject>.+?)\s+"
@@ -1058,6 +1088,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _PLUS.sub(" and ", _one_list(_is_a(_ANNOTATIONS.sub("phenotypes", text))))
     text = _VERSUS.sub(_versus, _SOURCE_KIND.sub("", text))
     text = _NOUN_PAIR.sub(_noun_pair, _UNION_OF.sub(_union_of, text.strip().rstrip("?.! ")))
+    text = _chained(text)
     text = _BY_KIN.sub(_by_kin, _ABOVE_AND_BELOW.sub(_above_and_below, text))
     text = _INTERSECT_WITH.sub(r"take \g<a> that are also \g<b>", _KEEP_ONLY.sub(" ", text))
     text = _MAP_TO.sub("find ", _WHATEVER_BOUND.sub(r"everything \g<clause>", text))

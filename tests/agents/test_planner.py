@@ -1614,6 +1614,7 @@ PANK2, FIBRILLATION, FASCICULATIONS = "NCBIGene:80025", "HP:0010546", "HP:000238
 TREM2_GENE, VLDLR, POSTURAL_INSTABILITY = "NCBIGene:54209", "NCBIGene:7436", "HP:0002172"
 DRAVET, EARLY_INFANTILE_DEE = "ORPHA:33069", "ORPHA:1934"
 DAG1_PROTEIN, SV2A_PROTEIN = "uniprot:Q14118", "uniprot:Q7L0J3"
+OUTER_MEMBRANE_FUSION, AUTOPHAGOSOME_DOCKING = "GO:1990626", "GO:0016240"
 PAROXYSMAL_DYSTONIA, PRESENILIN_1, HCRT_PROTEIN = "HP:0002268", "uniprot:P49768", "uniprot:O43612"
 
 
@@ -1687,6 +1688,13 @@ PAROXYSMAL_DYSTONIA, PRESENILIN_1, HCRT_PROTEIN = "HP:0002268", "uniprot:P49768"
          "as orexin). Which receptors does that peptide bind?",
          project("interacts_with", entity(HCRT_PROTEIN))),
         ("Which receptors does orexin bind?", project("interacts_with", entity(HCRT_PROTEIN))),
+        # a chain told as a riddle
+        ("Mitochondrial outer membrane fusion is part of some process - what is that process "
+         "itself a type of?",
+         project("subclass_of", project("part_of", entity(OUTER_MEMBRANE_FUSION)))),
+        ("autophagosome membrane docking is part of a step that is itself part of which larger "
+         "process?",
+         project("part_of", project("part_of", entity(AUTOPHAGOSOME_DOCKING)))),
         # a gene symbol in mouse style
         ("ligands of the receptor encoded by Vldlr that also bind Trem2?",
          {"op": "intersect", "inputs": [
