@@ -941,6 +941,29 @@ def _spelt_out(match: re.Match[str], linker: EntityIndex) -> str:
     return match.group(0)
 
 
+#: A gene's symbol in brackets after a name: "delta-like 1 (DLL1)".
+_SYMBOL_GLOSS = re.compile(r"(?P<before>(?:[\w-]+\s+){1,5})\((?P<symbol>[A-Z][A-Z0-9-]{1,9})\)")
+
+
+def _symbol_glossed(match: re.Match[str], linker: EntityIndex) -> str:
+    """ "delta-like 1 (DLL1)": the symbol the writer added names the gene or protein exactly,
+    so it replaces the longest run of words before it that names a gene or protein (the run
+    may name another one: DLK1, "delta-like 1 homolog"); else the bracket is left for
+    :data:`_PARENTHESES` to drop."""
+    symbol = match["symbol"]
+    exact = [e for e in linker.lookup(symbol) if e.match == "name" and e.name == symbol]
+    if not exact or exact[0].type not in ("gene", "protein"):
+        return match[0]
+    words = match["before"].split()
+    for start in range(len(words)):
+        found = linker.lookup(" ".join(words[start:]))
+        if found:  # a disease named before a gene's symbol keeps its name: "(DCTN1)" is a gloss
+            if found[0].type not in ("gene", "protein"):
+                return match[0]
+            return " ".join([*words[:start], symbol]) + " "
+    return match[0]
+
+
 #: A type word before a name, in apposition: "the protein progranulin", "the hormone leptin".
 _APPOSITIVE = re.compile(
     r"\bthe\s+(?P<kind>gene|protein|peptide|hormone|enzyme|receptor|ligand)\s+"
@@ -1083,6 +1106,7 @@ def _normalized(question: str, linker: EntityIndex) -> tuple[str, list[tuple[str
     text = _KG_DOES.sub(lambda m: f"are {_KG_DOES_PAST[m['verb'].lower()]}", text)
     text = _RECORDS.sub("diseases", _IN_THE_KG.sub("", text))
     text = _GLOSSED.sub(partial(_spelt_out, linker=linker), re.sub(r"(?<=\w)\(s\)", "s", text))
+    text = _SYMBOL_GLOSS.sub(partial(_symbol_glossed, linker=linker), text)
     text = _PARENTHESES.sub("", text).replace("and/or", "or")
     text = _APPOSITIVE.sub(partial(_appositive, linker=linker), text)
     text = _PLUS.sub(" and ", _one_list(_is_a(_ANNOTATIONS.sub("phenotypes", text))))

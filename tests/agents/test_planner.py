@@ -1615,6 +1615,7 @@ TREM2_GENE, VLDLR, POSTURAL_INSTABILITY = "NCBIGene:54209", "NCBIGene:7436", "HP
 DRAVET, EARLY_INFANTILE_DEE = "ORPHA:33069", "ORPHA:1934"
 DAG1_PROTEIN, SV2A_PROTEIN = "uniprot:Q14118", "uniprot:Q7L0J3"
 OUTER_MEMBRANE_FUSION, AUTOPHAGOSOME_DOCKING = "GO:1990626", "GO:0016240"
+DLL1_PROTEIN, JAG2_PROTEIN = "uniprot:O00548", "uniprot:Q9Y219"
 PAROXYSMAL_DYSTONIA, PRESENILIN_1, HCRT_PROTEIN = "HP:0002268", "uniprot:P49768", "uniprot:O43612"
 
 
@@ -1695,6 +1696,13 @@ PAROXYSMAL_DYSTONIA, PRESENILIN_1, HCRT_PROTEIN = "HP:0002268", "uniprot:P49768"
         ("autophagosome membrane docking is part of a step that is itself part of which larger "
          "process?",
          project("part_of", project("part_of", entity(AUTOPHAGOSOME_DOCKING)))),
+        # a symbol in brackets names the protein the words before it only come close to
+        ("Which receptors are bound by both delta-like 1 (DLL1) and Jagged-2?",
+         {"op": "intersect", "inputs": [project("interacts_with", entity(DLL1_PROTEIN)),
+                                        project("interacts_with", entity(JAG2_PROTEIN))]}),
+        # … and after a disease it is a gloss: the disease stays the anchor
+        ("Which genes are linked to Perry syndrome (DCTN1)?",
+         project("associated_with", entity("OMIM:168605"), True)),
         # a gene symbol in mouse style
         ("ligands of the receptor encoded by Vldlr that also bind Trem2?",
          {"op": "intersect", "inputs": [
