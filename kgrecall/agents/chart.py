@@ -1293,11 +1293,12 @@ _STATEMENT_SHARING = re.compile(
 )
 #: A topic said as a statement about its subject: "Progranulin is made from the GRN gene".
 _STATEMENT_SUBJECT = re.compile(r"^(?P<subject>.+?)\s+(?:is|are|was|were)\s+\S", re.IGNORECASE)
-#: A back reference to the topic by its type: "that protein", "those genes themselves", "the
-#: gene" at the end ("For PANK2, return the phenotypes annotated to the gene").
+#: A back reference to the topic by its type: "that protein", "those genes" ("themselves" is
+#: gone by then: :data:`_STRESS`), "the gene" at the end ("For PANK2, return the phenotypes
+#: annotated to the gene").
 _THAT_ONE = re.compile(
-    rf"\b(?:that|this|those|these)\s+(?:{_TYPE_WORD})(?:\s+(?:itself|themselves))?\b|"
-    r"\bthe\s+(?:gene|protein|disease|condition|disorder|syndrome)(?:\s+itself)?\s*$",
+    rf"\b(?:that|this|those|these)\s+(?:{_TYPE_WORD})\b|"
+    r"\bthe\s+(?:gene|protein|disease|condition|disorder|syndrome)\s*$",
     re.IGNORECASE,
 )
 
