@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict
 from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
-from kgrecall.kg.loaders.names import read_outside_names, vocabulary_key
+from kgrecall.kg.loaders.names import read_hgnc_names, read_outside_names, vocabulary_key
 from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
 from kgrecall.tools.names import FILLERS, common_words
 
@@ -110,6 +110,9 @@ _REPEAT_CUE = re.compile(
     r"(repeats?|expansions?|expanded|triplets?|trinucleotides?|tracts?|codons?)", re.I
 )
 _NUCLEOTIDES = re.compile(r"[ACGTU]{3}")
+#: A gene symbol written in protein or mouse style: a capital, lower case, then a capital or a
+#: digit ("TrkC", "Nurr1"); looked up among the symbols in upper case.
+_CAMEL_SYMBOL = re.compile(r"[A-Z][a-z]{1,4}[A-Z0-9][A-Za-z0-9]{0,3}")
 #: Abbreviations of inheritance modes, and the words that say they mean one.
 _INHERITANCE = frozenset({"AD", "AR", "XL", "XLR", "XLD"})
 _INHERITANCE_CUE = re.compile(
@@ -183,6 +186,17 @@ def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     return read_outside_names()
 
 
+@lru_cache(maxsize=1)
+def other_symbols() -> dict[str, str]:
+    """HGNC alias and previous symbols that name one gene only → its HGNC id (read when a
+    symbol in protein or mouse style, "TrkC", is no KG name and no approved symbol)."""
+    owners: dict[str, set[str]] = {}
+    for gene in read_hgnc_names():
+        for symbol in (*gene.alias_symbols, *gene.previous_symbols):
+            owners.setdefault(symbol.upper(), set()).add(gene.hgnc_id)
+    return {symbol: ids.pop() for symbol, ids in owners.items() if len(ids) == 1}
+
+
 class EntityMention(BaseModel):
     """An entity mentioned at ``text[start:end]`` (of the text searched; a claim's entities
     carry report offsets): ``id`` is its normalised id, ``in_kg`` whether the KG has that node.
@@ -197,7 +211,8 @@ class EntityMention(BaseModel):
     kind: MentionKind
     in_kg: bool
     #: KG entities of other types the same words name ("PARK17": the disease, and VPS35 by
-    #: an old symbol): the claim's relation may choose one of them instead
+    #: an old symbol), and other records they name as well: the claim's relation, or the
+    #: KG's edge to the claim's other entity, may choose one of them instead
     alternatives: tuple[str, ...] = ()
 
 
@@ -242,6 +257,7 @@ class EntityExtractor:
         taken.add_sorted([(m.start, m.end) for m in outside])
         found.extend(outside)
         found.extend(_findings(text, taken))
+        found.extend(_compounds(text, taken))
         found.sort(key=lambda mention: mention.start)
         return [
             m
@@ -300,6 +316,8 @@ class EntityExtractor:
                 phrase = text[start:end]
                 key = vocabulary_key(phrase)
                 entity_id = exact.get(phrase) or folded.get(key)
+                if entity_id is None and _CAMEL_SYMBOL.fullmatch(phrase):
+                    entity_id = other_symbols().get(phrase.upper())  # "TrkC": alias TRKC
                 if entity_id is None and " " in key and key.endswith("s"):
                     entity_id = folded.get(key[:-1])  # "Kayser-Fleischer rings"
                 if entity_id is None:
@@ -543,7 +561,18 @@ class EntityExtractor:
             if chosen is None:
                 return None
             others = {e.type: e.id for e in reversed(found) if e.type != chosen.type}
-            return width, chosen.id, tuple(others.values()), True
+            # other records of a disease the words name as well as the chosen one
+            # ("Creutzfeldt-Jakob disease": an OMIM, an Orphanet and a MONDO node): the
+            # verifier may take the one the KG relates to the claim's other entity (genes
+            # sharing a symbol are different genes, not records of one)
+            equal = [
+                e.id
+                for e in found
+                if e.id != chosen.id
+                and chosen.type in _DISEASE_TYPE
+                and (e.type, e.match, e.score) == (chosen.type, chosen.match, chosen.score)
+            ]
+            return width, chosen.id, (*others.values(), *equal), True
         return None
 
     def _widened(self, text: str, named: list[EntityMention], taken: Spans) -> list[EntityMention]:
@@ -784,6 +813,52 @@ def _findings(text: str, taken: Spans) -> list[EntityMention]:
     return found
 
 
+#: A systematic chemical name: locants, then a substituent ("7,8-dihydroxyflavone").
+_CHEMICAL_NAME = re.compile(
+    r"\d+['′]?(?:,\d+['′]?)*-(?:di|tri|tetra|penta)?(?:hydroxy|methoxy|methyl|ethyl|propyl|"
+    r"amino|chloro|fluoro|bromo|iodo|nitro|oxo|hydro|deoxy|phenyl|benzyl|acetyl|carboxy|"
+    r"keto|thio|cyano)[a-z0-9,()\-]*"
+)
+#: A compound's development code: "LY2886721", "MK-0752", "GSK2606414".
+_COMPOUND_CODE = re.compile(r"[A-Z]{2,3}-?\d{3,7}[A-Z]?")
+#: A compound named after its class: "the γ-secretase inhibitor DAPT", "the mTOR inhibitor
+#: Torin 1", "the TrkB agonist 7,8-DHF".
+_NAMED_BY_CLASS = re.compile(
+    r"\b(?:inhibitor|agonist|antagonist|blocker|activator|chelator|modulator|analogue|analog)"
+    r"\s+((?:[A-Z][A-Za-z0-9,\-]*|\d[\w,\-]*[A-Za-z][\w,\-]*)(?:\s\d+)?)"
+)
+
+
+def _compounds(text: str, taken: Spans) -> list[EntityMention]:
+    """Drugs and chemicals no vocabulary names, on text no mention holds: systematic names,
+    development codes and a name after its class ("the γ-secretase inhibitor DAPT"). The KG
+    holds no compounds, so a claim about one is unverifiable, not about its other mentions."""
+    spans: list[tuple[int, int]] = []
+    for pattern in (_CHEMICAL_NAME, _COMPOUND_CODE):
+        for match in pattern.finditer(text):
+            before = text[match.start() - 1] if match.start() else " "
+            after = text[match.end()] if match.end() < len(text) else " "
+            if not (before.isalnum() or before in "-_") and not (after.isalnum() or after == "_"):
+                spans.append(match.span())
+    spans.extend(match.span(1) for match in _NAMED_BY_CLASS.finditer(text))
+    found: list[EntityMention] = []
+    for start, end in sorted(set(spans)):
+        if taken.overlaps(start, end) or any(s < end and start < e for s, e in spans_seen(found)):
+            continue
+        phrase = text[start:end]
+        found.append(
+            EntityMention(
+                text=phrase, start=start, end=end, id=f"chemical:{phrase.casefold()}",
+                kind="vocabulary", in_kg=False,
+            )
+        )  # fmt: skip
+    return found
+
+
+def spans_seen(mentions: list[EntityMention]) -> Iterator[tuple[int, int]]:
+    return ((m.start, m.end) for m in mentions)
+
+
 def _later_cell(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` fills a cell on its own, not the first, of a table row of
     three or more cells ("| THAP1 | DYT6 | AD |": a column of inheritance modes)."""
@@ -933,6 +1008,13 @@ _OTHER_SENSES: tuple[
             r"[A-Z]{2,5}",
             r"\b(?:maintained|started|initiated|continued|dependent)\s+on\s+$",
             None,
+            _CLINICAL_TYPES,
+        ),
+        # the verb: "falls under AD3", "falls within the spectrum", "fell short"
+        (
+            r"(?i)falls?|falling|fell",
+            None,
+            r"^\s*(?:under|into|within|outside|short|apart|between)\b",
             _CLINICAL_TYPES,
         ),
         # a protein called by a disease's abbreviation: "the transcription factor AP-4"

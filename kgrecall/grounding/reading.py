@@ -92,8 +92,14 @@ _FRONTED = re.compile(r"\s*(?:although|though|while|whereas|because|since|unless
 _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
 #: An aside: ", caused by …," / ", a …," between the subject and its verb.
 _ASIDE = re.compile(r",\s+(?:\w+(?:ed|en)\b|an?\b|the\b|also\b|particularly\b|especially\b)")
-#: What may stand between the mentions of a cell that lists terms: "stress, alcohol".
-_CELL_GLUE = re.compile(r"[\s,;/&]*(?:\b(?:and|or)\b[\s,;/&]*)*", re.IGNORECASE)
+#: What may stand between the mentions of a cell that lists terms: "stress, alcohol", and
+#: words that only grade or time a finding ("early scoliosis", "mild ataxia").
+_CELL_GLUE = re.compile(
+    r"[\s,;/&]*(?:\b(?:and|or|early|late|mild|moderate|severe|marked|progressive|"
+    r"prominent|episodic|intermittent|occasional|frequent|congenital|focal|generali[sz]ed|"
+    r"(?:early|late|adult|childhood|juvenile|infantile)-onset)\b[\s,;/&]*)*",
+    re.IGNORECASE,
+)
 #: After an object list: its items go one each with the subjects'.
 _RESPECTIVELY = re.compile(r"\W*respectively\b", re.IGNORECASE)
 #: An aside that restates the mention before it: ", a dominant ataxia with chorea".

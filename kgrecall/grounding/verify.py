@@ -233,7 +233,7 @@ class PathVerifier:
         if alternatives:
             self._fit_types(ids, assertions, alternatives)
         pairs = [
-            self._assertion(ids[a.subject], ids[a.object], a)
+            self._assertion(*self._related_readings(ids, alternatives, a), a)
             for a in assertions
             if ids[a.subject] != ids[a.object]
         ]
@@ -282,6 +282,33 @@ class PathVerifier:
                 ids[index] = next(
                     (a for a in alternatives[index] if self._fits(a, allowed)), ids[index]
                 )
+
+    def _related_readings(
+        self, ids: list[str], alternatives: Sequence[Sequence[str]], assertion: Assertion
+    ) -> tuple[str, str]:
+        """The asserted pair's ends; where they share no direct edge, the first readings of
+        the same words, of the same type, that do ("Creutzfeldt-Jakob disease" names an OMIM,
+        an Orphanet and a MONDO record; the KG's hierarchy edge sits on one of them)."""
+        subject, obj = ids[assertion.subject], ids[assertion.object]
+        known = self.store.has_node(subject) and self.store.has_node(obj)
+        if not alternatives or not known or self._direct(subject, obj):
+            return subject, obj
+
+        def readings(index: int) -> list[str]:
+            if index >= len(alternatives):
+                return [ids[index]]
+            kind = self._type(ids[index])
+            return [ids[index], *(a for a in alternatives[index] if self._type(a) == kind)]
+
+        return next(
+            (
+                (s, o)
+                for s in readings(assertion.subject)
+                for o in readings(assertion.object)
+                if s != o and self._direct(s, o)
+            ),
+            (subject, obj),
+        )
 
     def _fits(self, entity: str, allowed: frozenset[str]) -> bool:
         """Whether the entity's type is one of ``allowed`` (a gene and its protein as one)."""

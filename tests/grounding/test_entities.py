@@ -304,6 +304,7 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("Binding of the protein to its receptor was measured by SPR.", "SPR"),  # a method
         ("Results are shown in FIG4 (panel C).", "FIG4"),  # a figure
         ("She was started on PD for renal disease in 2019.", "PD"),  # a treatment (dialysis)
+        ("Early-onset Alzheimer disease falls under AD3.", "falls"),  # the verb
     ],
 )
 def test_a_kg_name_in_another_sense_is_no_mention(
@@ -316,3 +317,28 @@ def test_the_same_names_in_their_own_sense_are_mentions(extractor: EntityExtract
     assert ids(extractor, "FIG4 mutations cause a neuropathy.")["FIG4"] == "NCBIGene:9896"
     assert "hypokinesia" in {k.lower() for k in ids(extractor, "Hypokinesia and rigidity.")}
     assert "tau" in ids(extractor, "Aggregated tau was found in neurons.")
+
+
+def test_compounds_no_vocabulary_names_are_outside_the_kg(extractor: EntityExtractor) -> None:
+    # a systematic name, a development code and a name after its class; a number with
+    # a hyphenated unit is none of them
+    text = (
+        "7,8-dihydroxyflavone and GNE-7915 were compared with the γ-secretase inhibitor DAPT "
+        "and the mTOR inhibitor Torin 1 in a 3-year-old cohort."
+    )
+    outside = {m.text: m.id for m in extractor.extract(text) if not m.in_kg}
+    assert outside == {
+        "7,8-dihydroxyflavone": "chemical:7,8-dihydroxyflavone",
+        "GNE-7915": "chemical:gne-7915",
+        "DAPT": "chemical:dapt",
+        "Torin 1": "chemical:torin 1",
+    }
+
+
+def test_a_gene_symbol_in_protein_style_is_looked_up_among_hgnc_aliases(
+    extractor: EntityExtractor, demo: NetworkXStore
+) -> None:
+    # TrkC is NTRK3's alias TRKC, a gene the demo KG lacks
+    assert not demo.lookup("NTRK3")
+    mentions = {m.text: (m.id, m.in_kg) for m in extractor.extract("NT-3 binds TrkC.")}
+    assert mentions["TrkC"] == ("HGNC:8033", False)

@@ -116,6 +116,28 @@ def test_a_claim_the_wrong_way_round_keeps_its_types(demo: NetworkXStore) -> Non
     assert pair.conflict is not None and pair.conflict.startswith("direction")
 
 
+def test_a_name_of_several_disease_records_is_checked_on_the_one_the_kg_relates(
+    demo: NetworkXStore,
+) -> None:
+    # "Creutzfeldt-Jakob disease" names an OMIM, an Orphanet and a MONDO record; the KG's
+    # hierarchy edge to prion disease sits on the MONDO one, so the reversed claim is caught
+    report = (
+        "Creutzfeldt-Jakob disease is the parent category, with prion disease as one of its "
+        "subtypes."
+    )
+    [claim] = KGGroundingValidator(demo).validate(report).claims
+    [pair] = claim.pairs
+    assert (pair.subject, pair.object) == ("MONDO:0005429", "MONDO:0005357")
+    assert pair.conflict is not None and pair.conflict.startswith("direction")
+
+
+def test_an_outside_term_in_a_graded_table_cell_is_part_of_the_row(demo: NetworkXStore) -> None:
+    # "early scoliosis" fills its cell: the row says CMT4C has a phenotype the KG lacks
+    [claim] = KGGroundingValidator(demo).validate("| CMT4C | NEFL | early scoliosis |").claims
+    assert claim.label == "ungrounded"
+    assert any(not e.in_kg and e.text == "scoliosis" for e in claim.entities)
+
+
 def test_bad_reports_are_clear_errors(demo: NetworkXStore) -> None:
     validator = KGGroundingValidator(demo, max_chars=1000)
     with pytest.raises(KGError, match="empty"):
