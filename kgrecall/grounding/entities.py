@@ -91,7 +91,7 @@ _SPECIES = re.compile(r"\b(" + "|".join(re.escape(name) for name in SPECIES) + r
 _GENE_CUE = re.compile(
     r"(gene\w*|genotyp\w*|sequenc\w*|pseudogenes?|proteins?|mutat\w*|mutants?|variants?|express\w*|knock\w*|kinases?|"
     r"receptors?|enzymes?|transcripts?|isoforms?|loci|locus|alleles?|carriers?|inclusions?|"
-    r"aggregat\w*|phosphorylat\w*|bind\w*|encod\w*|positive|deficien\w*|homozygous|"
+    r"aggregat\w*|phosphorylat\w*|bind\w*|interact\w*|encod\w*|positive|deficien\w*|homozygous|"
     r"heterozygous|haplotypes?|polymorphisms?|exons?|introns?|promoters?|knockdown|sirna|"
     r"related|associated|linked)",
     re.IGNORECASE,
@@ -322,6 +322,8 @@ class EntityExtractor:
                     entity_id = folded.get(key[:-1])  # "Kayser-Fleischer rings"
                 if entity_id is None:
                     continue
+                if entity_id.startswith("MESH:") and _PROTEIN_HEAD.match(text, end):
+                    break  # "receptor tyrosine kinase", "dopamine transporter": part of a name
                 node_id = self._kg_node(entity_id)
                 mentions.append(
                     EntityMention(
@@ -813,6 +815,14 @@ def _findings(text: str, taken: Spans) -> list[EntityMention]:
     return found
 
 
+#: A noun after a chemical's name that makes both the name of a protein or a function
+#: ("tyrosine kinase", "dopamine receptor activity", "GABA transporter").
+_PROTEIN_HEAD = re.compile(
+    r"[ -](?:receptors?|kinases?|transporters?|channels?|synthases?|hydroxylases?|"
+    r"decarboxylases?|oxidases?|dehydrogenases?|phosphatases?|transferases?|carriers?|"
+    r"exchangers?|pumps?)\b",
+    re.IGNORECASE,
+)
 #: A systematic chemical name: locants, then a substituent ("7,8-dihydroxyflavone").
 _CHEMICAL_NAME = re.compile(
     r"\d+['′]?(?:,\d+['′]?)*-(?:di|tri|tetra|penta)?(?:hydroxy|methoxy|methyl|ethyl|propyl|"

@@ -76,7 +76,8 @@ FILLERS = frozenset(
 )  # fmt: skip
 _QUALIFIER = re.compile(
     r"^(?P<name>.+?)[\s-]+(?:related|associated|linked|mediated|positive|negative|"
-    r"deficient|deficiency|mutant|mutated|dependent)$",
+    r"deficient|deficiency|mutant|mutated|dependent|raising|lowering|targeting|targeted|"
+    r"induced|expressing)$",
     re.IGNORECASE,
 )
 #: A name ending in a member number ("… 7", "… 19a", "… type 2").

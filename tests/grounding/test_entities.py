@@ -342,3 +342,16 @@ def test_a_gene_symbol_in_protein_style_is_looked_up_among_hgnc_aliases(
     assert not demo.lookup("NTRK3")
     mentions = {m.text: (m.id, m.in_kg) for m in extractor.extract("NT-3 binds TrkC.")}
     assert mentions["TrkC"] == ("HGNC:8033", False)
+
+
+def test_a_chemical_naming_a_protein_or_function_is_part_of_that_name(
+    extractor: EntityExtractor,
+) -> None:
+    # "tyrosine" in "receptor tyrosine kinase" and "dopamine" in "dopamine receptor activity"
+    # are words of a name, not chemicals the claim is about
+    for text in (
+        "GDNF signals through the RET receptor tyrosine kinase.",
+        "Dopamine receptor activity was measured.",
+    ):
+        assert all(m.in_kg for m in extractor.extract(text)), text
+    assert not all(m.in_kg for m in extractor.extract("Dopamine was measured."))

@@ -73,6 +73,7 @@ def best(index: EntityIndex, mention: str, **kwargs: object) -> tuple[str, str] 
         ("choreo-athetosis", "H:CHOREO", "compact"),
         ("DLB", "D:DLB", "acronym"),
         ("TOR1A-related", "G:TOR1A", "name"),  # qualifier stripped
+        ("SNCA-lowering", "G:SNCA", "name"),  # what a therapy does to it
         ("TOR1A-related dystonia", "D:DYT1", "gene_qualified"),  # the gene's disease
         ("SORT1-related dystonia", None, None),  # SORT1 has no such disease
         ("TOR1A-related dystonia with", None, None),  # a name does not end on "with"
