@@ -100,6 +100,9 @@ _CELL_GLUE = re.compile(
     r"(?:early|late|adult|childhood|juvenile|infantile)-onset)\b[\s,;/&]*)*",
     re.IGNORECASE,
 )
+#: A mention in brackets right after another: a gloss of it ("SCA17 (TBP)").
+_GLOSS_OPEN = re.compile(r"\s*\(\s*")
+_GLOSS_CLOSE = re.compile(r"\s*\)")
 #: After an object list: its items go one each with the subjects'.
 _RESPECTIVELY = re.compile(r"\W*respectively\b", re.IGNORECASE)
 #: An aside that restates the mention before it: ", a dominant ataxia with chorea".
@@ -177,14 +180,18 @@ class _Clause:
 
 
 def read_assertions(
-    text: str, spans: Sequence[tuple[int, int]], weak: Collection[int] = ()
+    text: str,
+    spans: Sequence[tuple[int, int]],
+    weak: Collection[int] = (),
+    entities: Sequence[str] = (),
 ) -> list[Assertion]:
     """The assertions of one claim; ``text`` should have its mentions masked and ``spans``
     are the mentions' ``(start, end)`` in it: disjoint, in order. ``weak`` mentions (terms
     recognised by vocabulary, not KG names: a drug, a body part) take part only in pairs a
     predicate asserts, not in co-mentions beside them — unless one opens the claim (its
     subject), fills a table cell (each cell describes the first) or no predicate asserts
-    anything (then every mention is a co-mention)."""
+    anything (then every mention is a co-mention). ``entities`` (one per span, optional)
+    tells a gloss naming another entity ("SCA17 (TBP)") from an abbreviation ("(CoPAN)")."""
     if len(spans) < 2:
         return []
     ranked = _ranked_pair(text, spans)
@@ -282,7 +289,7 @@ def read_assertions(
     # subclass of Y, and it depends on A and B"): its items are not related to each other
     claim_subject = 0 if covered and not row and 0 not in strong else None
     for side in [strong] if row else _contrasted(text, spans, strong):
-        partners.update(_co_mention_partners(text, spans, side, row, claim_subject))
+        partners.update(_co_mention_partners(text, spans, side, row, claim_subject, entities))
     for index in strong:
         if index in covered or index not in partners:
             continue
@@ -350,6 +357,7 @@ def _co_mention_partners(
     strong: list[int],
     row: bool,
     subject: int | None = None,
+    entities: Sequence[str] = (),
 ) -> dict[int, int]:
     """The mention each of ``strong`` (mentions no predicate reaches, in order) is paired
     with: in a table row the row's first cell (the others describe it); else the mention just
@@ -362,6 +370,18 @@ def _co_mention_partners(
         return {}
     if row:
         return {index: strong[0] for index in strong[1:]}
+    # "HDL2 (JPH3), SCA17 (TBP) and HDL1 (PRNP)": each gloss naming another entity goes with
+    # the name it follows; items glossed one by one are parallel, not related to each other
+    glosses = {
+        after: before
+        for before, after in itertools.pairwise(strong)
+        if _GLOSS_OPEN.fullmatch(text, spans[before][1], spans[after][0])
+        and _GLOSS_CLOSE.match(text, spans[after][1])
+        and len(entities) == len(spans)
+        and entities[before] != entities[after]
+    }
+    if len(glosses) > 1:
+        return glosses
     run_start = list(range(len(strong)))
     position = 0
     while position < len(strong):

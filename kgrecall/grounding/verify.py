@@ -229,7 +229,8 @@ class PathVerifier:
             negated = NEGATION.search(text) is not None
             return ClaimVerdict("trivial", predicate=predicate or frozenset(), negated=negated)
         ids = [entity for entity, _, _ in mentions]
-        assertions = read_assertions(text, [(start, end) for _, start, end in mentions], weak)
+        spans = [(start, end) for _, start, end in mentions]
+        assertions = read_assertions(text, spans, weak, ids)
         if alternatives:
             self._fit_types(ids, assertions, alternatives)
         pairs = [

@@ -16,12 +16,17 @@ def read(text: str) -> list[tuple[str, str, str, bool, bool]]:
     for match in re.finditer(r"\[([^\]]+)\]|[^\[]+", text):
         if match.group(1):
             names.append(match.group(1))
-            spans.append((offset, offset + len(match.group(1))))
-            plain.append("X" * len(match.group(1)))  # masked, as the validator passes it
+            shown = match.group(1).split("=")[0]
+            spans.append((offset, offset + len(shown)))
+            plain.append("X" * len(shown))  # masked, as the validator passes it
         else:
             plain.append(match.group(0))
         offset += len(plain[-1])
-    found = read_assertions("".join(plain), spans)
+    # the bracketed name is the entity: an abbreviation in brackets is written "[X=Y]" (the
+    # entity Y, read as "X")
+    entities = [name.split("=")[-1] for name in names]
+    names = [name.split("=")[0] for name in names]
+    found = read_assertions("".join(plain), spans, entities=entities)
     return [
         (names[a.subject], names[a.object], "/".join(sorted(a.relations)), a.inverse, a.negated)
         for a in found
@@ -377,4 +382,19 @@ def test_but_not_and_not_only_but_also_inside_one_object_list() -> None:
     assert read("[APP] mutations cause not only [AD] but also [CAA].") == [
         ("APP", "AD", "associated_with", False, False),
         ("APP", "CAA", "associated_with", False, False),
+    ]
+
+
+def test_glosses_go_with_the_name_they_follow() -> None:
+    # items glossed one by one are parallel: no pair across them
+    assert read("Test [C9orf72], [HDL2] ([JPH3]), [SCA17] ([TBP]) and [HDL1] ([PRNP]) first.") == [
+        ("HDL2", "JPH3", "", False, False),
+        ("SCA17", "TBP", "", False, False),
+        ("HDL1", "PRNP", "", False, False),
+    ]
+    # an abbreviation in brackets is the name again: a list of neighbours as before (the
+    # verifier drops the pair of one entity with itself)
+    assert read("Forms include [CoPAN disease] ([CoPAN=CoPAN disease]) and [FAHN].") == [
+        ("CoPAN disease", "CoPAN", "", False, False),
+        ("CoPAN", "FAHN", "", False, False),
     ]
