@@ -167,6 +167,8 @@ class LinkedEntity:
     matched: str = ""
 
 
+#: A mention opening with a lower-case article and a space: its words are no spelt symbol.
+_ARTICLE_FIRST = re.compile(r"(?:a|an|the)\s")
 #: Two numbers side by side in a folded mention: joining them would make another number.
 _NUMBERS_APART = re.compile(r"\d\s+\d")
 _ROMAN_NUMERAL = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
@@ -653,7 +655,8 @@ class EntityIndex:
         words = folded.split()
         key = " ".join(map(word_key, words))
         tiers: list[tuple[MatchKind, str]] = [("normalized", key)]
-        if not _NUMBERS_APART.search(key):  # "ataxia 1, 2" is two members, not "ataxia 12"
+        # "ataxia 1, 2" is two members, not "ataxia 12"; "a de novo" does not spell "ADE"
+        if not _NUMBERS_APART.search(key) and not _ARTICLE_FIRST.match(text):
             tiers.append(("compact", compact(key)))
         if words and words[0] not in FILLERS and words[-1] not in FILLERS:
             # "with X and with" is not a name whose word order differs

@@ -305,6 +305,8 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("Results are shown in FIG4 (panel C).", "FIG4"),  # a figure
         ("She was started on PD for renal disease in 2019.", "PD"),  # a treatment (dialysis)
         ("Early-onset Alzheimer disease falls under AD3.", "falls"),  # the verb
+        ("A neonate has a de novo KCNQ2 change.", "a de"),  # an article does not spell "ADE"
+        ("He was seen at a 1,000-bed hospital.", "a 1"),  # nor "A1"
     ],
 )
 def test_a_kg_name_in_another_sense_is_no_mention(
