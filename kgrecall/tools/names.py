@@ -62,6 +62,8 @@ GREEK = {
 _GREEK_TABLE = {ord(letter): f" {name} " for letter, name in GREEK.items()}
 #: A Greek letter between a Latin letter and a digit belongs to a symbol: "GFRα2" is GFRA2.
 _SYMBOL_GREEK = re.compile(r"(?<=[A-Za-z])([αβγδεκ])(?=\d)")
+#: A lone capital with a Greek letter is one word: "Aβ" is "Abeta" ("ABeta amyloidosis").
+_LETTER_GREEK = re.compile(r"(?<![A-Za-z])([A-Z])([αβγδεκ])(?![A-Za-z0-9])")
 _SYMBOL_GREEK_LATIN = {"α": "a", "β": "b", "γ": "g", "δ": "d", "ε": "e", "κ": "k"}
 _ROMAN = {
     "i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
@@ -99,6 +101,7 @@ _AMERICAN = [
 def fold(text: str) -> str:
     """Lower-case words separated by single spaces (see the module docstring)."""
     folded = _SYMBOL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], text)
+    folded = _LETTER_GREEK.sub(lambda m: m.group(1) + GREEK[m.group(2)], folded)
     folded = unicodedata.normalize("NFKC", folded).casefold().translate(_GREEK_TABLE)
     folded = _ASCII_GREEK.sub(lambda m: f"{_ASCII_GREEK_NAMES[m.group(1)]} ", folded)
     folded = _POSSESSIVE.sub("", folded)

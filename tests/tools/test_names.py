@@ -35,6 +35,8 @@ from kgrecall.tools.names import (
         ("a-synuclein", "alpha synuclein"),  # ASCII Greek prefix
         ("GFRα2", "gfra2"),  # a Greek letter inside a symbol: the Latin letter
         ("Cavβ4 subunit", "cavb4 subunit"),
+        ("Iowa-type Aβ amyloidosis", "iowa type abeta amyloidosis"),  # a lone capital's letter
+        ("ABeta amyloidosis", "abeta amyloidosis"),
         ("Charcot–Marie–Tooth", "charcot marie tooth"),  # en dash
         ("Charcot Marie-Tooth", "charcot marie tooth"),
         ("Spinocerebellar ataxia type II", "spinocerebellar ataxia 2"),  # Roman, "type" dropped
