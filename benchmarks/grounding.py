@@ -41,7 +41,13 @@ reports, 173 lines: spinocerebellar ataxias, prion disease, muscle channelopathi
 accumulation, Huntington-like disorders, dystonia subtypes, presenilin partners and
 synaptic-vesicle GO terms), by a fourth helper who had read neither the code nor the other
 sets, from the full tables; its first score, before any change made from reading it, is kept in
-``results/grounding_dev3_first.json`` (then its misses are read). Each writer labelled each
+``results/grounding_dev3_first.json`` (then its misses are read). A fifth,
+``benchmarks/data/grounding_dev4/`` (6 reports, 181 lines: a congenital myasthenia clinic
+letter, myopathy lab notes, the neuromuscular junction's basal lamina and synaptic-vesicle GO
+steps, a neuronal ceroid lipofuscinosis handout with a table, ataxias with oculomotor apraxia,
+an FXTAS / essential tremor / restless legs MDT note), by a fifth helper who had read neither
+the code nor the other sets, from the full tables; its first score is kept in
+``results/grounding_dev4_first.json``. Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
 from the KG by an independent procedure (a gene and its protein count as one node): a pair with
@@ -79,13 +85,15 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 #: The written report sets: (folder, report file pattern). *dev* reports were read while the
 #: claim reader was developed; *test* reports were written later by another writer and are
-#: only scored; *dev2* and *dev3* reports were written later still by a third and a fourth
-#: writer, to find new failure classes (read while developing: not held-out figures).
+#: only scored; *dev2*, *dev3* and *dev4* reports were written later still by a third, a
+#: fourth and a fifth writer, to find new failure classes (read while developing: not
+#: held-out figures).
 REPORT_SETS = {
     "dev": (HERE / "data" / "grounding", "r*.md"),
     "test": (HERE / "data" / "grounding_test", "t*.md"),
     "dev2": (HERE / "data" / "grounding_dev2", "s*.md"),
     "dev3": (HERE / "data" / "grounding_dev3", "u*.md"),
+    "dev4": (HERE / "data" / "grounding_dev4", "v*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -749,9 +757,10 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "markdown reports written independently of the code by helpers who had not read it, "
         f"from the KG's entity and fact lists ({described}). The *dev* reports were read while "
         "the claim reader was developed; the *test* reports were written later by another "
-        "writer and are only scored; the *dev2* and *dev3* reports, by a third and a fourth "
-        "writer, were read while developing (new development sets, not held out; dev3's first "
-        "score, before any change made from it, is in `results/grounding_dev3_first.json`). "
+        "writer and are only scored; the *dev2*, *dev3* and *dev4* reports, by a third, a "
+        "fourth and a fifth writer, were read while developing (new development sets, not held "
+        "out; the first scores of dev3 and dev4, before any change made from them, are in "
+        "`results/grounding_dev3_first.json` and `results/grounding_dev4_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
