@@ -1020,12 +1020,22 @@ _OTHER_SENSES: tuple[
             None,
             _CLINICAL_TYPES,
         ),
-        # the verb: "falls under AD3", "falls within the spectrum", "fell short"
+        # the verb: "falls under AD3", "falls within the spectrum", "fell short", "the
+        # category into which X falls"
         (
             r"(?i)falls?|falling|fell",
             None,
             r"^\s*(?:under|into|within|outside|short|apart|between)\b",
             _CLINICAL_TYPES,
+        ),
+        (r"(?i)falls?|fell", r"\b(?:into|under|within|in)\s+which\b[^.;]*$", None, _CLINICAL_TYPES),
+        # a person's initials before what they said or will do: "PD added that …"
+        (
+            r"[A-Z]{2,3}",
+            None,
+            r"^\s*(?:added|noted|said|presented|suggested|pointed out|asked|agreed|argued|"
+            r"commented|replied|summari[sz]ed|will|to (?:check|order|book|send|repeat|add))\b",
+            _GENE_TYPES | _CLINICAL_TYPES,
         ),
         # a protein called by a disease's abbreviation: "the transcription factor AP-4"
         (
@@ -1045,7 +1055,7 @@ def _other_sense(text: str, mention: EntityMention, index: EntityIndex | None) -
     if index is None or not mention.in_kg:
         return False
     kind = index.type_of(mention.id)
-    before = text[max(0, mention.start - 40) : mention.start]
+    before = text[max(0, mention.start - 80) : mention.start]
     after = text[mention.end : mention.end + 40]
     return any(
         kind in types

@@ -159,6 +159,8 @@ _PARENT_RANK = re.compile(
     r"\b(?!\s+(?:of|for|to)\b)",
     re.IGNORECASE,
 )
+#: A child's place told after a parent's rank: "… under which Y sits", "… into which Y falls".
+_SITS = re.compile(r"\s*(?:sits?|falls?|belongs?|fits?)\b", re.IGNORECASE)
 _CHILD_RANK = re.compile(
     _RANK + r"(?:(?:narrower|more specific|specific|child|sub)\s*"
     r"(?:category|term|class|group|concept|label|node)|sub-?types?|child(?:ren)?|"
@@ -312,7 +314,10 @@ def _ranked_pair(text: str, spans: Sequence[tuple[int, int]]) -> Assertion | Non
     for (_, end), until in ((spans[0], spans[1][0]), (spans[1], len(text))):
         if _PARENT_RANK.match(text, end, until):
             ranks.append("parent")
-        elif _CHILD_RANK.match(text, end, until):
+        elif _CHILD_RANK.match(text, end, until) or (
+            # "X is the umbrella term under which Y sits"
+            ranks == ["parent"] and _SITS.match(text, end, until)
+        ):
             ranks.append("child")
         else:
             return None

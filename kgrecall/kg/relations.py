@@ -270,7 +270,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"(?:a )?complex(?:es)? with)", frozenset({"interacts_with"}), False),
     (r"\bexpress\w*", frozenset({"expressed_in"}), False),
     # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
-    (r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,3}"
+    (r"\b(?:is|are|was|were|be|as)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,3}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
      r"|\b(?:is|are|was|were|(?:has|have|had)\s+(?:also\s+)?been)\s+"
      r"(?:(?:[a-z]+ly|also|well|often)\s+){0,2}"
@@ -290,7 +290,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     # "X has Y as a part": the whole first
     (r"\b(?:has|have|contains?|includes?)\b(?=\s+X+\s+as\s+(?:an?\s+|one\s+)?(?:parts?|"
      r"(?:sub)?components?|steps?|sub-?process(?:es)?)\b)", frozenset({"part_of"}), True),
-    (r"\b(?:part|(?:sub)?components?|constituents?) of\b", frozenset({"part_of"}), False),
+    (r"\b(?:part|(?:sub)?components?|constituents?|(?:sub-?)?steps?|sub-?process(?:es)?|"
+     r"stages?) of\b", frozenset({"part_of"}), False),
     (r"\b(associat\w*|linked|cause\w*|implicated|risk|mutated in)", frozenset({"associated_with"}),
      False),
     (r"\bregulat\w*",
@@ -304,6 +305,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"subclass(?:es)?|children|forms?|members?|kinds?)\b)",
      frozenset({"subclass_of"}), True),
     (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
+     r"sub-?categor(?:y|ies) of|"
      r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"
      # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)
      r"one of (?:the|its|their)(?=\s+X+\s*(?:[,.;:)]|$|\s+(?:and|or|but|so|because)\b))|"

@@ -306,6 +306,11 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("She was started on PD for renal disease in 2019.", "PD"),  # a treatment (dialysis)
         ("Early-onset Alzheimer disease falls under AD3.", "falls"),  # the verb
         ("A neonate has a de novo KCNQ2 change.", "a de"),  # an article does not spell "ADE"
+        ("PD added that action tremor is a subcategory of postural tremor.", "PD"),  # a person
+        (
+            "AOA1 is the broader category into which ataxia-telangiectasia-like disorder falls.",
+            "falls",
+        ),
         ("He was seen at a 1,000-bed hospital.", "a 1"),  # nor "A1"
     ],
 )

@@ -91,6 +91,10 @@ def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
         ("[Hyporeflexia] is the parent term of [reduced reflexes].", True),  # the parent first
         ("[Dystonia] is broader than [focal dystonia].", True),
         ("[SCA2] is characterised by [slow saccades].", False),  # its own "by": not passive
+        ("[CCD] appeared as a clinical feature of [hyporeflexia].", True),  # feature first
+        ("[CLN3 disease] can be a manifestation of [parkinsonism].", True),
+        ("[Action tremor] is in turn a subcategory of [postural tremor].", False),
+        ("[Exocytosis] is described as a sub-step of [vesicle targeting].", False),
     ],
 )
 def test_direction_of_the_wording(text: str, inverse: bool) -> None:
@@ -397,4 +401,14 @@ def test_glosses_go_with_the_name_they_follow() -> None:
     assert read("Forms include [CoPAN disease] ([CoPAN=CoPAN disease]) and [FAHN].") == [
         ("CoPAN disease", "CoPAN", "", False, False),
         ("CoPAN", "FAHN", "", False, False),
+    ]
+
+
+def test_a_child_told_after_its_parents_rank() -> None:
+    # the parent's rank first, the child's place in a relative clause: the child is the subject
+    assert read("[Northern epilepsy] is the umbrella term under which [CLN8 disease] sits.") == [
+        ("CLN8 disease", "Northern epilepsy", "subclass_of", False, False)
+    ]
+    assert read("[AOA1] is the broader category into which [ATLD] falls.") == [
+        ("ATLD", "AOA1", "subclass_of", False, False)
     ]
