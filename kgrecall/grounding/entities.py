@@ -259,12 +259,37 @@ class EntityExtractor:
         found.extend(_findings(text, taken))
         found.extend(_compounds(text, taken))
         found.sort(key=lambda mention: mention.start)
+        if self.index is not None:
+            found = self._disease_glosses(text, found, self.index)
         return [
             m
             for m in found
             if not _COMPARED.search(text, max(0, m.start - 40), m.start)
             and not (m.kind == "dictionary" and _other_sense(text, m, self.index))
         ]
+
+    def _disease_glosses(
+        self, text: str, found: list[EntityMention], index: EntityIndex
+    ) -> list[EntityMention]:
+        """A gene's alias in brackets right after the gene's own mention names its disease
+        ("APTX variants (AOA1)": AOA1 is an old symbol of APTX and the disease)."""
+        glossed = list(found)
+        for position in range(1, len(glossed)):
+            before, mention = glossed[position - 1], glossed[position]
+            if (
+                mention.id != before.id
+                or not mention.in_kg
+                or index.type_of(mention.id) not in _GENE_TYPES
+                or not _BEFORE_GLOSS.fullmatch(text, before.end, mention.start)
+                or not _AFTER_GLOSS.match(text, mention.end)
+            ):
+                continue
+            disease = next((a for a in mention.alternatives if index.type_of(a) == "disease"), None)
+            if disease is not None:
+                glossed[position] = mention.model_copy(
+                    update={"id": disease, "alternatives": (mention.id,)}
+                )
+        return glossed
 
     def _gene_and_name(self, mention: EntityMention) -> list[EntityMention]:
         """A clinical mention "ELOVL4-related SCA34" whose name after the gene names the same
@@ -823,6 +848,9 @@ _PROTEIN_HEAD = re.compile(
     r"exchangers?|pumps?)\b",
     re.IGNORECASE,
 )
+#: What stands between a gene and the bracket of a gloss on it: "APTX variants (".
+_BEFORE_GLOSS = re.compile(r"[^().;]{0,40}\(\s*")
+_AFTER_GLOSS = re.compile(r"\s*\)")
 #: A systematic chemical name: locants, then a substituent ("7,8-dihydroxyflavone").
 _CHEMICAL_NAME = re.compile(
     r"\d+['′]?(?:,\d+['′]?)*-(?:di|tri|tetra|penta)?(?:hydroxy|methoxy|methyl|ethyl|propyl|"
@@ -1029,6 +1057,9 @@ _OTHER_SENSES: tuple[
             _CLINICAL_TYPES,
         ),
         (r"(?i)falls?|fell", r"\b(?:into|under|within|in)\s+which\b[^.;]*$", None, _CLINICAL_TYPES),
+        # a person: "Ms A B", "Dr S Patel"; initials opening a line of minutes, "PM: present …"
+        (r"(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+[A-Z]\b.*", None, None, _KG_TYPES),
+        (r"[A-Z]{2,3}", r"^\s*(?:[-*+]\s+)?$", r"^\s*:", _KG_TYPES),
         # a person's initials before what they said or will do: "PD added that …"
         (
             r"[A-Z]{2,3}",

@@ -100,8 +100,9 @@ _CELL_GLUE = re.compile(
     r"(?:early|late|adult|childhood|juvenile|infantile)-onset)\b[\s,;/&]*)*",
     re.IGNORECASE,
 )
-#: A mention in brackets right after another: a gloss of it ("SCA17 (TBP)").
-_GLOSS_OPEN = re.compile(r"\s*\(\s*")
+#: A mention in brackets right after another, or after a few words on it: a gloss of it
+#: ("SCA17 (TBP)", "APTX variants (AOA1)").
+_GLOSS_OPEN = re.compile(r"(?:\s+[\w-]+){0,3}\s*\(\s*")
 _GLOSS_CLOSE = re.compile(r"\s*\)")
 #: After an object list: its items go one each with the subjects'.
 _RESPECTIVELY = re.compile(r"\W*respectively\b", re.IGNORECASE)

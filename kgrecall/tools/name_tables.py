@@ -39,7 +39,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/9"
+FORMAT = "kgrecall-name-tables/10"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -258,16 +258,28 @@ class NameTables:
         return cls.build(store)
 
 
+#: A collagen chain's HGNC name: its type is how people name the collagen.
+_COLLAGEN_CHAIN = re.compile(r"^collagen type (?P<type>[IVXL]+) alpha \d+ chain$", re.IGNORECASE)
+#: The word "subunit" before a chain's Greek letter, which people leave out.
+_SUBUNIT = re.compile(r"\s+subunit\s+(?=(?:alpha|beta|gamma|delta|epsilon)\b)", re.IGNORECASE)
+
+
 def _protein_name_variants(name: str) -> list[str]:
     """Other ways a gene's or protein's full name is written: with either of two bracketed
-    names (:data:`_BRACKETED_ALTERNATIVE`), and a precursor's peptide
-    (:data:`_PEPTIDE_PRECURSOR`)."""
+    names (:data:`_BRACKETED_ALTERNATIVE`), a precursor's peptide (:data:`_PEPTIDE_PRECURSOR`),
+    a chain without the word "subunit" (:data:`_SUBUNIT`) and a collagen by its type."""
     alternative = _BRACKETED_ALTERNATIVE.match(name)
     forms = [name]
     if alternative:
         forms = [f"{alternative[part]} {alternative['rest']}" for part in ("first", "other")]
     peptides = [m["peptide"] for m in map(_PEPTIDE_PRECURSOR.match, forms) if m is not None]
-    return [*forms, *peptides] if alternative else peptides
+    # "laminin subunit beta 2" is written "laminin β2", "integrin subunit alpha 7" "integrin α7"
+    chains = [_SUBUNIT.sub(" ", form) for form in forms if _SUBUNIT.search(form)]
+    # "collagen type XIII alpha 1 chain" is "collagen XIII" or "type XIII collagen"
+    collagen = _COLLAGEN_CHAIN.match(name)
+    if collagen:
+        chains += [f"collagen {collagen['type']}", f"type {collagen['type']} collagen"]
+    return [*(forms if alternative else []), *peptides, *chains]
 
 
 def _add_name(

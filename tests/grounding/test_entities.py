@@ -307,6 +307,8 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("Early-onset Alzheimer disease falls under AD3.", "falls"),  # the verb
         ("A neonate has a de novo KCNQ2 change.", "a de"),  # an article does not spell "ADE"
         ("PD added that action tremor is a subcategory of postural tremor.", "PD"),  # a person
+        ("cc: Ms A B (patient); Dr S Patel, Clinical Genetics", "Ms A"),
+        ("PM: present the knockdown data at the next meeting.", "PM"),  # minutes
         (
             "AOA1 is the broader category into which ataxia-telangiectasia-like disorder falls.",
             "falls",
@@ -362,3 +364,13 @@ def test_a_chemical_naming_a_protein_or_function_is_part_of_that_name(
     ):
         assert all(m.in_kg for m in extractor.extract(text)), text
     assert not all(m.in_kg for m in extractor.extract("Dopamine was measured."))
+
+
+def test_a_genes_alias_in_brackets_after_the_gene_names_its_disease(
+    extractor: EntityExtractor,
+) -> None:
+    # AOA1 is an old symbol of APTX and the disease; after APTX itself it glosses the disease
+    mentions = {m.text: m.id for m in extractor.extract("Biallelic APTX variants (AOA1).")}
+    assert mentions["APTX"] == "NCBIGene:54840"
+    assert extractor.index is not None
+    assert extractor.index.type_of(mentions["AOA1"]) == "disease"

@@ -503,6 +503,22 @@ def test_a_bracketed_other_name_and_a_precursors_peptide_name_the_protein() -> N
     assert index.lookup("natriuretic") == []
 
 
+def test_a_chain_is_named_without_subunit_and_a_collagen_by_its_type() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("P:LAMB2", "protein", "LAMB2", synonyms=("laminin subunit beta 2",)),
+            Node("P:COL13A1", "protein", "COL13A1",
+                 synonyms=("collagen type XIII alpha 1 chain",)),
+        ]
+    )  # fmt: skip
+    index = EntityIndex(store)
+    assert [e.id for e in index.lookup("laminin β2")] == ["P:LAMB2"]
+    for mention in ("collagen XIII", "type XIII collagen"):
+        assert [e.id for e in index.lookup(mention)] == ["P:COL13A1"], mention
+    assert index.lookup("laminin") == []  # the family alone names no chain
+
+
 def test_a_name_written_with_its_hyphen_wins_over_an_alias_without_it() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
