@@ -349,6 +349,8 @@ class EntityExtractor:
                     continue
                 if entity_id.startswith("MESH:") and _PROTEIN_HEAD.match(text, end):
                     break  # "receptor tyrosine kinase", "dopamine transporter": part of a name
+                if size == 1 and _NOT_ALONE.fullmatch(phrase) and _WORD_AFTER.match(text, end):
+                    break  # "hereditary ferritin disorders", "the severe congenital form"
                 node_id = self._kg_node(entity_id)
                 mentions.append(
                     EntityMention(
@@ -848,6 +850,10 @@ _PROTEIN_HEAD = re.compile(
     r"exchangers?|pumps?)\b",
     re.IGNORECASE,
 )
+#: Single words the vocabularies file as a disease or a phenotype that, before another word,
+#: only qualify it ("hereditary", "congenital") or name no entity ("syndromes").
+_NOT_ALONE = re.compile(r"(?i)[a-z]+(?:al|ary|ic|ous|ive|born)|syndromes?|disorders?|diseases?")
+_WORD_AFTER = re.compile(r"[ -]+[A-Za-z]")
 #: What stands between a gene and the bracket of a gloss on it: "APTX variants (".
 _BEFORE_GLOSS = re.compile(r"[^().;]{0,40}\(\s*")
 _AFTER_GLOSS = re.compile(r"\s*\)")

@@ -374,3 +374,11 @@ def test_a_genes_alias_in_brackets_after_the_gene_names_its_disease(
     assert mentions["APTX"] == "NCBIGene:54840"
     assert extractor.index is not None
     assert extractor.index.type_of(mentions["AOA1"]) == "disease"
+
+
+def test_a_qualifying_word_before_another_is_no_outside_entity(extractor: EntityExtractor) -> None:
+    # the vocabularies file "hereditary" and "congenital" as diseases; before a noun they only
+    # qualify it
+    text = "Hereditary ferritin disorders and the severe congenital form were discussed."
+    assert not [m.text for m in extractor.extract(text) if not m.in_kg]
+    assert [m.text for m in extractor.extract("It is congenital.") if not m.in_kg] == ["congenital"]
