@@ -339,6 +339,8 @@ class EntityExtractor:
                 if taken.overlaps(start, end):
                     continue
                 phrase = text[start:end]
+                if "|" in phrase:
+                    continue  # no name runs across a table's cells
                 key = vocabulary_key(phrase)
                 entity_id = exact.get(phrase) or folded.get(key)
                 if entity_id is None and _CAMEL_SYMBOL.fullmatch(phrase):
@@ -539,6 +541,8 @@ class EntityExtractor:
             if taken.overlaps(start, end):
                 continue
             phrase = text[start:end]
+            if "|" in phrase:
+                continue  # no name runs across a table's cells ("juvenile | parkinsonism")
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
                 return (1, entity_id, (), True) if entity_id else None
@@ -551,7 +555,8 @@ class EntityExtractor:
                 return None  # "| THAP1 | DYT6 | AD |": the disease named, then its inheritance
             if width == 1 and len(phrase) <= 2 and not phrase.isupper():
                 continue
-            found = index.lookup(phrase)
+            # a one-letter name ("B", a PPIB alias) is no evidence: "Kufs type B" names no gene
+            found = [e for e in index.lookup(phrase) if len(e.matched) > 1]
             if width == 1 and phrase.islower():  # "binds" is not the acronym BIND
                 found = [e for e in found if not e.matched.isupper()]
             if width == 1 and len(phrase) == 2:
@@ -1066,6 +1071,13 @@ _OTHER_SENSES: tuple[
         # a person: "Ms A B", "Dr S Patel"; initials opening a line of minutes, "PM: present …"
         (r"(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+[A-Z]\b.*", None, None, _KG_TYPES),
         (r"[A-Z]{2,3}", r"^\s*(?:[-*+]\s+)?$", r"^\s*:", _KG_TYPES),
+        (
+            r"[A-Z]{2,3}",
+            r"(?i)\b(?:present|attendees|attending|apologies(?: from)?|chair|notes taken by)"
+            r"\s*:[^.;]*$",
+            None,
+            _KG_TYPES,
+        ),
         # a person's initials before what they said or will do: "PD added that …"
         (
             r"[A-Z]{2,3}",
@@ -1092,7 +1104,7 @@ def _other_sense(text: str, mention: EntityMention, index: EntityIndex | None) -
     if index is None or not mention.in_kg:
         return False
     kind = index.type_of(mention.id)
-    before = text[max(0, mention.start - 80) : mention.start]
+    before = text[max(0, mention.start - 160) : mention.start]
     after = text[mention.end : mention.end + 40]
     return any(
         kind in types

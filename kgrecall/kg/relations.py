@@ -292,6 +292,9 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"(?:sub)?components?|steps?|sub-?process(?:es)?)\b)", frozenset({"part_of"}), True),
     (r"\b(?:part|(?:sub)?components?|constituents?|(?:sub-?)?steps?|sub-?process(?:es)?|"
      r"stages?) of\b", frozenset({"part_of"}), False),
+    # "FXTAS is an FMR1 disorder": a gene's disorder, not a kind of the gene
+    (r"\b(?:is|are|was|were)\s+an?\s+(?=X+[\s-]+(?:related\s+|associated\s+|linked\s+)?"
+     r"(?:disorders?|diseases?|conditions?)\b)", frozenset({"associated_with"}), True),
     (r"\b(associat\w*|linked|cause\w*|implicated|risk|mutated in)", frozenset({"associated_with"}),
      False),
     (r"\bregulat\w*",

@@ -382,3 +382,13 @@ def test_a_qualifying_word_before_another_is_no_outside_entity(extractor: Entity
     text = "Hereditary ferritin disorders and the severe congenital form were discussed."
     assert not [m.text for m in extractor.extract(text) if not m.in_kg]
     assert [m.text for m in extractor.extract("It is congenital.") if not m.in_kg] == ["congenital"]
+
+
+def test_no_name_runs_across_table_cells_or_rests_on_one_letter(
+    extractor: EntityExtractor,
+) -> None:
+    # "juvenile | parkinsonism" is two cells, not juvenile parkinsonism; "type B" is no gene
+    row = "| CLN3 disease (Batten) | CLN3 | juvenile | parkinsonism |"
+    assert "OMIM:600116" not in {m.id for m in extractor.extract(row)}
+    assert "type B" not in ids(extractor, "CLN13 disease (Kufs type B) is rare.")
+    assert "PD" not in ids(extractor, "Present: RS and AK (clinical genetics), PD (laboratory).")

@@ -92,6 +92,7 @@ def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
         ("[Dystonia] is broader than [focal dystonia].", True),
         ("[SCA2] is characterised by [slow saccades].", False),  # its own "by": not passive
         ("[CCD] appeared as a clinical feature of [hyporeflexia].", True),  # feature first
+        ("[FXTAS] is an [FMR1] disorder.", True),  # the gene's disorder: associated_with
         ("[CLN3 disease] can be a manifestation of [parkinsonism].", True),
         ("[Action tremor] is in turn a subcategory of [postural tremor].", False),
         ("[Exocytosis] is described as a sub-step of [vesicle targeting].", False),
