@@ -152,7 +152,9 @@ class PathVerifier:
             through_hubs = path is not None
         if path is None:
             return PairVerdict(source, target, "ungrounded", (), False)
-        label: Label = "grounded" if len(path) <= 2 and not through_hubs else "inferred"
+        # a gene and the protein it encodes are one entity: the step between them is no hop
+        hops = sum(edge.relation not in IDENTITY for edge in path)
+        label: Label = "grounded" if hops <= 2 and not through_hubs else "inferred"
         return PairVerdict(source, target, label, path, through_hubs)
 
     def _path(

@@ -269,6 +269,10 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(interact\w*|bind\w*|binds|recruit\w*|signal\w* (?:through|via)|(?:forms? )?"
      r"(?:a )?complex(?:es)? with)", frozenset({"interacts_with"}), False),
     (r"\bexpress\w*", frozenset({"expressed_in"}), False),
+    # "RYR1 variants have also been reported in CMS17": the gene's disease, not its phenotype
+    (r"\b(?:variants?|mutations?|alleles?|expansions?)\s+(?:(?:have|has|had)\s+(?:also\s+)?"
+     r"been|(?:are|is|were|was)(?:\s+also)?)\s+(?:reported|found|described|identified|"
+     r"documented|seen|observed)\s+in\b", frozenset({"associated_with"}), False),
     # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
     (r"\b(?:is|are|was|were|be|as)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,3}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
@@ -313,8 +317,10 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)
      r"one of (?:the|its|their)(?=\s+X+\s*(?:[,.;:)]|$|\s+(?:and|or|but|so|because)\b))|"
      r"classed as|classified (?:as|under)|child(?:ren)? (?:terms? )?of|"
-     r"falls? (?:under|into|within)|belongs? to|(?:members?|subgroups?|subsets?) of)\b",
+     r"falls? (?:under|into|within)|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),
+    # "belongs to" places a term under another without saying whether as a kind or a part
+    (r"\bbelongs? to\b", frozenset({"subclass_of", "part_of"}), False),
     # any other passive with its agent ("is driven by Y") relates the two, naming no relation
     (r"\b(?:is|are|was|were)\s+(?:\w+ly\s+)?\w+(?:ed|en)\s+by\b", frozenset(), True),
 )  # fmt: skip

@@ -180,6 +180,17 @@ def test_a_gene_and_its_protein_are_one_end_of_a_claim(demo: NetworkXStore) -> N
         ]
 
 
+def test_a_step_between_a_gene_and_its_protein_is_no_hop(demo: NetworkXStore) -> None:
+    """A protein two hops from a disease through another gene's protein: protein —
+    interacts_with — protein ← encodes — gene — associated_with — disease is 2 hops between
+    entities (a gene and its protein are one), so grounded."""
+    verifier = PathVerifier(demo, max_depth=4, hub_degree=200)
+    verdict = verifier.verify_pair("uniprot:Q7L0J3", "ORPHA:98915")  # SV2A, synaptic CMS
+    relations = [e.relation for e in verdict.path]
+    assert len(relations) == 3 and relations.count("encodes") == 1
+    assert verdict.label == "grounded"
+
+
 def test_denying_an_indirect_link_is_no_conflict(store: NetworkXStore) -> None:
     verifier = PathVerifier(store)
     # G2 and P1 are 2 hops apart (G2 — G1 — P1): no direct edge to contradict
