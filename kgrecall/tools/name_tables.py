@@ -39,7 +39,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/10"
+FORMAT = "kgrecall-name-tables/11"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -258,6 +258,10 @@ class NameTables:
         return cls.build(store)
 
 
+#: OMIM's name of a susceptibility: "KURU, SUSCEPTIBILITY TO", "… SUSCEPTIBILITY TO, 2".
+_SUSCEPTIBILITY = re.compile(
+    r"^(?P<what>.+?),?\s+susceptibility to(?:,\s*\d+\w?)?$", re.IGNORECASE
+)
 #: A collagen chain's HGNC name: its type is how people name the collagen.
 _COLLAGEN_CHAIN = re.compile(r"^collagen type (?P<type>[IVXL]+) alpha \d+ chain$", re.IGNORECASE)
 #: The word "subunit" before a chain's Greek letter, which people leave out.
@@ -312,6 +316,9 @@ def _add_name(
     variants = [f"{released['what']} secretion", f"{released['what']} release"] if released else []
     if node.type in _SYMBOL_TYPES:
         variants += _protein_name_variants(name)
+    susceptibility = _SUSCEPTIBILITY.match(name) if node.type == "disease" else None
+    if susceptibility:  # OMIM's "KURU, SUSCEPTIBILITY TO" is what people call kuru
+        variants.append(susceptibility["what"])
     for variant in variants:
         for key in name_keys(variant, fold(variant)):
             entries["normalized"][key].append(entry)

@@ -519,6 +519,12 @@ def test_a_chain_is_named_without_subunit_and_a_collagen_by_its_type() -> None:
     assert index.lookup("laminin") == []  # the family alone names no chain
 
 
+def test_a_susceptibility_is_named_by_what_it_is_to() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes([Node("D:KURU", "disease", "KURU, SUSCEPTIBILITY TO")])
+    assert [e.id for e in EntityIndex(store).lookup("kuru")] == ["D:KURU"]
+
+
 def test_a_name_written_with_its_hyphen_wins_over_an_alias_without_it() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
