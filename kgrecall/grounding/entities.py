@@ -165,6 +165,11 @@ _FINDING_HEADS = frozenset(
 #: ("precedes motor signs": only "motor" describes them).
 _DESCRIBING = re.compile(r"[a-z][a-z-]{2,}(?:[^s]|ous|ss|is)")
 #: Words that say which or how many, not what kind of finding.
+#: Head nouns of therapies and processes the KG holds no node for ("antisense therapy").
+_PROCESS_HEADS = frozenset(
+    {"therapy", "therapies", "chelation", "stimulation", "pathway", "pathways", "deposition",
+     "deposits", "biosynthesis", "biogenesis"}
+)  # fmt: skip
 _NOT_DESCRIBING = frozenset(
     {"clinical", "other", "these", "those", "such", "similar", "typical", "prominent",
      "common", "additional", "associated", "many", "several", "various", "first", "initial",
@@ -817,13 +822,16 @@ def _inside(mention: EntityMention, outer: EntityMention) -> bool:
 
 
 def _findings(text: str, taken: Spans) -> list[EntityMention]:
-    """Clinical findings no vocabulary names, on text no mention holds: one or two describing
-    words before a finding's head noun ("speech disturbance", "psychiatric symptoms"). The
-    KG lacks them, so a claim about one is unverifiable."""
+    """Clinical findings, therapies and processes no vocabulary names, on text no mention
+    holds: one or two describing words before a finding's head noun ("speech disturbance",
+    "psychiatric symptoms") or a therapy's or a process's ("antisense therapy", "retromer
+    pathway", "pallidal iron deposition"). The KG lacks them, so a claim about one is
+    unverifiable."""
     tokens = list(_TOKEN.finditer(text))
     found: list[EntityMention] = []
     for position, token in enumerate(tokens):
-        if token.group(0) not in _FINDING_HEADS:
+        head = token.group(0)
+        if head not in _FINDING_HEADS and head not in _PROCESS_HEADS:
             continue
         first = position
         while (
@@ -840,7 +848,8 @@ def _findings(text: str, taken: Spans) -> list[EntityMention]:
         phrase = text[start:end]
         found.append(
             EntityMention(
-                text=phrase, start=start, end=end, id=f"phenotype:{phrase.casefold()}",
+                text=phrase, start=start, end=end,
+                id=f"{'phenotype' if head in _FINDING_HEADS else 'other'}:{phrase.casefold()}",
                 kind="vocabulary", in_kg=False,
             )
         )  # fmt: skip

@@ -259,9 +259,7 @@ class NameTables:
 
 
 #: OMIM's name of a susceptibility: "KURU, SUSCEPTIBILITY TO", "… SUSCEPTIBILITY TO, 2".
-_SUSCEPTIBILITY = re.compile(
-    r"^(?P<what>.+?),?\s+susceptibility to(?:,\s*\d+\w?)?$", re.IGNORECASE
-)
+_SUSCEPTIBILITY = re.compile(r"^(?P<what>.+?),?\s+susceptibility to(?:,\s*\d+\w?)?$", re.IGNORECASE)
 #: A collagen chain's HGNC name: its type is how people name the collagen.
 _COLLAGEN_CHAIN = re.compile(r"^collagen type (?P<type>[IVXL]+) alpha \d+ chain$", re.IGNORECASE)
 #: The word "subunit" before a chain's Greek letter, which people leave out.

@@ -284,6 +284,13 @@ def test_clinical_findings_no_vocabulary_names_are_outside_the_kg(
     assert {m.text for m in extractor.extract("It precedes motor signs.") if not m.in_kg} == {
         "motor signs"
     }
+    # a therapy's or a process's head noun with the words describing it
+    text = "It may respond to antisense therapy, which targets the retromer pathway."
+    outside = {m.text: m.id for m in extractor.extract(text) if not m.in_kg}
+    assert outside == {
+        "antisense therapy": "other:antisense therapy",
+        "retromer pathway": "other:retromer pathway",
+    }
 
 
 def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
