@@ -103,6 +103,7 @@ _DISEASE_CUE = re.compile(
     r"presented|presents?|presenting|developed|manifest\w*|risk|type|subtypes?|forms?|"
     r"dementia|ataxia|dystonia|parkinsonism|recurrent|frequent|episodes?|history|caus\w*|"
     r"characteri[sz]\w*|inherit\w*|prevalen\w*|endemic|children|adults|individuals|"
+    r"childhood|infancy|adolescence|adulthood|"
     r"treated|autops\w*|neuropatholog\w*)",
     re.IGNORECASE,
 )
@@ -1077,6 +1078,8 @@ _OTHER_SENSES: tuple[
             _CLINICAL_TYPES,
         ),
         (r"(?i)falls?|fell", r"\b(?:into|under|within|in)\s+which\b[^.;]*$", None, _CLINICAL_TYPES),
+        # a test's score: "MoCA 27/30", "the ALSFRS-R score of 38/48"
+        (None, None, r"^\s*(?:score\s+(?:of\s+)?)?\d+(?:\.\d+)?\s*/\s*\d+", _KG_TYPES),
         # a person: "Ms A B", "Dr S Patel"; initials opening a line of minutes, "PM: present …"
         (r"(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+[A-Z]\b.*", None, None, _KG_TYPES),
         (r"[A-Z]{2,3}", r"^\s*(?:[-*+]\s+)?$", r"^\s*:", _KG_TYPES),

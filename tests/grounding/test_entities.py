@@ -316,6 +316,7 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("PD added that action tremor is a subcategory of postural tremor.", "PD"),  # a person
         ("cc: Ms A B (patient); Dr S Patel, Clinical Genetics", "Ms A"),
         ("PM: present the knockdown data at the next meeting.", "PM"),  # minutes
+        ("Cognition was grossly normal (MoCA 27/30).", "MoCA"),  # a test's score
         (
             "AOA1 is the broader category into which ataxia-telangiectasia-like disorder falls.",
             "falls",
