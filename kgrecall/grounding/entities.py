@@ -563,6 +563,19 @@ class EntityExtractor:
                 continue
             # a one-letter name ("B", a PPIB alias) is no evidence: "Kufs type B" names no gene
             found = [e for e in index.lookup(phrase) if len(e.matched) > 1]
+            if width == 1 and phrase.istitle() and phrase.isalpha():
+                # a disease's acronym is written in capitals: "Canvas" is no CANVAS (a name
+                # in capitals, OMIM's "KURU", is still the name)
+                found = [
+                    e
+                    for e in found
+                    if not (
+                        e.type in _CLINICAL_TYPES
+                        and e.matched.isupper()
+                        and e.matched.isalpha()
+                        and e.matched != e.name
+                    )
+                ]
             if width == 1 and phrase.islower():  # "binds" is not the acronym BIND
                 found = [e for e in found if not e.matched.isupper()]
             if width == 1 and len(phrase) == 2:
@@ -1040,6 +1053,15 @@ _OTHER_SENSES: tuple[
             None,
             _CLINICAL_TYPES,
         ),
+        (
+            r"(?i)(?:hypo|a|dys)kinesi[as]",
+            None,
+            r"^\s*of\s+the\s+(?:\w+\s+)?(?:apical|septal|anterior|inferior|lateral|posterior|"
+            r"inferolateral|anterolateral|basal)\b",
+            _CLINICAL_TYPES,
+        ),
+        # growing axons: "axon fasciculation"
+        (r"(?i)fasciculations?", r"\b(?:axons?|axonal|neurites?)\s+$", None, _CLINICAL_TYPES),
         # a laboratory test's result: "The DAT was positive for IgG"
         (
             r"[A-Z]{2,5}",
@@ -1051,8 +1073,8 @@ _OTHER_SENSES: tuple[
         # a method or a procedure: "measured by SPR", "SPG block"
         (
             r"[A-Z]{2,5}",
-            r"\b(?:measured|assessed|determined|detected|quantified|analy[sz]ed)\s+"
-            r"(?:by|with|using)\s+$",
+            r"\b(?:measured|assessed|determined|detected|quantified|analy[sz]ed|established|"
+            r"rated|scored|evaluated|screened)\s+(?:by|with|using)\s+(?:the\s+)?$",
             None,
             _GENE_TYPES | _CLINICAL_TYPES,
         ),
@@ -1061,6 +1083,38 @@ _OTHER_SENSES: tuple[
             None,
             r"^\s*(?:block|blockade|injections?|ablation|infusion)\b",
             _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        # a measure: "EDS, measured with the Epworth Sleepiness Scale"; an instrument:
+        # "the SCID administered by trained psychologists"
+        (
+            r"[A-Z]{2,5}",
+            None,
+            r"^\s*,?\s*(?:(?:was|were|is)\s+)?(?:measured|assessed|rated|scored|quantified)"
+            r"\s+(?:with|by|using|on)\b|^\s*(?:administered|questionnaires?|interviews?)\b",
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        # a drug's route: "oral SPS", "intravenous IG"
+        (
+            r"[A-Z]{2,5}",
+            r"\b(?:oral|intravenous|topical|subcutaneous|intrathecal|inhaled)\s+$",
+            None,
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        # a membrane anchor: "a GPI anchor"; a cross of mice: "F2 intercross mice"
+        (r"[A-Z]{2,5}", None, r"^[\s-]*anchor(?:s|ed)?\b", _GENE_TYPES),
+        (r"[FN]\d", None, r"^\s*(?:intercross|backcross|generation|hybrids?|progeny)\b", _KG_TYPES),
+        # dialysis: "automated PD", "nocturnal HD"; linkage: "in strong LD with"
+        (
+            r"[A-Z]{2,4}",
+            r"\b(?:automated|ambulatory|nocturnal|home|peritoneal|haemo|hemo)\s+$",
+            None,
+            _CLINICAL_TYPES,
+        ),
+        (
+            r"LD",
+            r"\b(?:in|strong|high|complete|tight|low)\s+$",
+            r"^\s*(?:with|between|blocks?|scores?|r2)\b",
+            _KG_TYPES,
         ),
         # a treatment one is kept on: "maintained on PD for end-stage kidney disease"
         (

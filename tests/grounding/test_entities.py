@@ -317,6 +317,16 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("cc: Ms A B (patient); Dr S Patel, Clinical Genetics", "Ms A"),
         ("PM: present the knockdown data at the next meeting.", "PM"),  # minutes
         ("Cognition was grossly normal (MoCA 27/30).", "MoCA"),  # a test's score
+        ("Balance was assessed with the BBS before discharge.", "BBS"),  # a scale
+        ("EDS, measured with the Epworth scale, was frequent.", "EDS"),  # a measure
+        ("Hyperkalaemia was treated with oral SPS.", "SPS"),  # a drug
+        ("It is tethered by a GPI anchor.", "GPI"),  # a membrane anchor
+        ("QTL mapping was done in 480 F2 intercross mice.", "F2"),  # a cross of mice
+        ("Patients on automated PD were switched to a cycler.", "PD"),  # dialysis
+        ("Variants in strong LD with the lead SNP were kept.", "LD"),  # linkage
+        ("Echo showed akinesia of the apical segments.", "akinesia"),  # the heart
+        ("Axon fasciculation depends on adhesion molecules.", "fasciculation"),  # axons
+        ("Lecture recordings are posted on Canvas.", "Canvas"),  # a word, not CANVAS
         (
             "AOA1 is the broader category into which ataxia-telangiectasia-like disorder falls.",
             "falls",
