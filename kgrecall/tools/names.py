@@ -87,6 +87,8 @@ _NUMBERED_HEAD = re.compile(r"\s\d{1,3}[a-zA-Z]?$")
 _NOT_PLURAL = ("ss", "us", "is", "ous", "ics", "sis", "xis", "ps")
 _ASCII_GREEK = re.compile(r"\b([abgd])-(?=[a-z]{4,})")
 _ASCII_GREEK_NAMES = {"a": "alpha", "b": "beta", "g": "gamma", "d": "delta"}
+#: An adjective written both ways: "neurological" and "neurologic".
+_OLOGICAL = re.compile(r"(?<=[a-z])ological$")
 #: British → American spellings, as (pattern, replacement) on one word.
 _AMERICAN = [
     (re.compile(r"(?<=[a-z]{3})is(ed|ing|ation|ations|er|ers)$"), r"iz\1"),
@@ -139,8 +141,10 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=65536)
 def word_key(word: str) -> str:
-    """One folded word as name keys hold it: American spelling, singular."""
-    return singular(americanize(word))
+    """One folded word as name keys hold it: American spelling, singular, an "-ological"
+    adjective as "-ologic" ("paraneoplastic neurological syndromes" is MONDO's
+    "paraneoplastic neurologic syndrome")."""
+    return _OLOGICAL.sub("ologic", singular(americanize(word)))
 
 
 def singular(word: str) -> str:

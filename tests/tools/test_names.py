@@ -111,6 +111,10 @@ def test_a_numbered_member_is_also_known_without_its_qualifier() -> None:
 def test_name_keys_cover_the_inverted_form() -> None:
     assert name_keys("Dementia, lewy body") == {"dementia lewy body", "lewy body dementia"}
     assert name_keys("Oculogyric crises") == {"oculogyric crisis"}
+    # "-ological" and "-ologic" adjectives are one key
+    assert name_keys("paraneoplastic neurological syndromes") == name_keys(
+        "Paraneoplastic neurologic syndrome"
+    )
 
 
 def test_word_bag_ignores_order_fillers_and_ing_forms() -> None:
