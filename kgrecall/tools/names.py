@@ -2,8 +2,9 @@
 
 Each rule is a small function (tested one by one in ``tests/tools/test_names.py``):
 
-- :func:`fold` — Unicode NFKC, case, Greek letters spelled out (α → alpha; inside a symbol
-  the Latin letter: "GFRα2" → "gfra2"), dashes, hyphens,
+- :func:`fold` — Unicode NFKC, case, Greek letters spelled out (α → alpha; inside or ending
+  a symbol the Latin letter: "GFRα2" → "gfra2", "PKCγ" → "pkcg"; after a lone capital one
+  word: "Aβ" → "abeta"), dashes, hyphens,
   slashes and punctuation to spaces, possessive ``'s`` dropped ("Huntington's" →
   "huntington"), Roman numerals after "type" and standing alone at the end of a name to
   digits, the word "type" before a number or code dropped ("type II" → "2", "type 2EE" →
@@ -62,6 +63,8 @@ GREEK = {
 _GREEK_TABLE = {ord(letter): f" {name} " for letter, name in GREEK.items()}
 #: A Greek letter between a Latin letter and a digit belongs to a symbol: "GFRα2" is GFRA2.
 _SYMBOL_GREEK = re.compile(r"(?<=[A-Za-z])([αβγδεκ])(?=\d)")
+#: A Greek letter ending a symbol is its Latin letter: "PKCγ" is PKCG, "TNFα" TNFA.
+_FINAL_GREEK = re.compile(r"(?<=[A-Za-z0-9])([αβγδεκ])(?![A-Za-z0-9])")
 #: A lone capital with a Greek letter is one word: "Aβ" is "Abeta" ("ABeta amyloidosis").
 _LETTER_GREEK = re.compile(r"(?<![A-Za-z])([A-Z])([αβγδεκ])(?![A-Za-z0-9])")
 _SYMBOL_GREEK_LATIN = {"α": "a", "β": "b", "γ": "g", "δ": "d", "ε": "e", "κ": "k"}
@@ -104,6 +107,7 @@ def fold(text: str) -> str:
     """Lower-case words separated by single spaces (see the module docstring)."""
     folded = _SYMBOL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], text)
     folded = _LETTER_GREEK.sub(lambda m: m.group(1) + GREEK[m.group(2)], folded)
+    folded = _FINAL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], folded)
     folded = unicodedata.normalize("NFKC", folded).casefold().translate(_GREEK_TABLE)
     folded = _ASCII_GREEK.sub(lambda m: f"{_ASCII_GREEK_NAMES[m.group(1)]} ", folded)
     folded = _POSSESSIVE.sub("", folded)

@@ -35,6 +35,9 @@ from kgrecall.tools.names import (
         ("a-synuclein", "alpha synuclein"),  # ASCII Greek prefix
         ("GFRα2", "gfra2"),  # a Greek letter inside a symbol: the Latin letter
         ("Cavβ4 subunit", "cavb4 subunit"),
+        ("PKCγ", "pkcg"),  # a Greek letter ending a symbol: the Latin letter
+        ("IL-1β", "il 1b"),
+        ("interferon γ", "interferon gamma"),  # a word on its own is spelled out
         ("Iowa-type Aβ amyloidosis", "iowa type abeta amyloidosis"),  # a lone capital's letter
         ("ABeta amyloidosis", "abeta amyloidosis"),
         ("Charcot–Marie–Tooth", "charcot marie tooth"),  # en dash
