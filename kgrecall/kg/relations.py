@@ -274,7 +274,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"been|(?:are|is|were|was)(?:\s+also)?)\s+(?:reported|found|described|identified|"
      r"documented|seen|observed)\s+in\b", frozenset({"associated_with"}), False),
     # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
-    (r"\b(?:is|are|was|were|be|as)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,3}"
+    (r"\b(?:is|are|was|were|be|as|among)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,4}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
      r"|\b(?:is|are|was|were|(?:has|have|had)\s+(?:also\s+)?been)\s+"
      r"(?:(?:[a-z]+ly|also|well|often)\s+){0,2}"
@@ -317,6 +317,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)
      r"one of (?:the|its|their)(?=\s+X+\s*(?:[,.;:)]|$|\s+(?:and|or|but|so|because)\b))|"
      r"classed as|classified (?:as|under)|child(?:ren)? (?:terms? )?of|"
+     r"(?:filed|listed|grouped|placed|classed) under|"
      r"falls? (?:under|into|within)|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),
     # "belongs to" places a term under another without saying whether as a kind or a part

@@ -93,6 +93,9 @@ def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
         ("[SCA2] is characterised by [slow saccades].", False),  # its own "by": not passive
         ("[CCD] appeared as a clinical feature of [hyporeflexia].", True),  # feature first
         ("[FXTAS] is an [FMR1] disorder.", True),  # the gene's disorder: associated_with
+        ("[YOPD] is usually filed under [juvenile PD].", False),  # the child first
+        ("Texts list [ARJP] among the manifestations of [focal dystonia].", True),
+        ("[Angelman syndrome] is one of the recognised features of [gait ataxia].", True),
         ("[CLN3 disease] can be a manifestation of [parkinsonism].", True),
         ("[Action tremor] is in turn a subcategory of [postural tremor].", False),
         ("[Exocytosis] is described as a sub-step of [vesicle targeting].", False),
