@@ -322,6 +322,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      frozenset({"subclass_of"}), False),
     # "belongs to" places a term under another without saying whether as a kind or a part
     (r"\bbelongs? to\b", frozenset({"subclass_of", "part_of"}), False),
+    # an arrow in notes ("NPHP1 deletions → JBTS4") relates the two, naming no relation
+    (r"(?<=\s)(?:→|->|=>)(?=\s)", frozenset(), False),
     # any other passive with its agent ("is driven by Y") relates the two, naming no relation
     (r"\b(?:is|are|was|were)\s+(?:\w+ly\s+)?\w+(?:ed|en)\s+by\b", frozenset(), True),
 )  # fmt: skip

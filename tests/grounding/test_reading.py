@@ -416,3 +416,11 @@ def test_a_child_told_after_its_parents_rank() -> None:
     assert read("[AOA1] is the broader category into which [ATLD] falls.") == [
         ("ATLD", "AOA1", "subclass_of", False, False)
     ]
+
+
+def test_an_arrow_relates_the_names_on_either_side() -> None:
+    # notes write "gene → disease"; each arrow of a clause pairs its own two names
+    assert read("[B9D1] → [JBTS27]; [TCTN2] → [JBTS24].") == [
+        ("B9D1", "JBTS27", "", False, False),
+        ("TCTN2", "JBTS24", "", False, False),
+    ]
