@@ -280,7 +280,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"(?:(?:[a-z]+ly|also|well|often)\s+){0,2}"
      r"(?:seen|observed|found|reported|described|documented)\s+in\b"
      r"|\b(?:occurs?|emerges?|emerged|appears?|appeared|arises?|arose)\s+in\b"
-     r"|\bpart of the\b(?=[^.;]{1,80}?\b(?:phenotypes?|spectrum|clinical picture)\b)",
+     r"|\bpart of the\b(?=[^.;]{1,80}?\b(?:phenotypes?|spectrum|picture)\b)",
      frozenset({"has_phenotype"}), True),
     # "X has Y among its manifestations", "… as one of its features" (names masked as X…:
     # the wording needs its object)
@@ -296,6 +296,9 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"(?:sub)?components?|steps?|sub-?process(?:es)?)\b)", frozenset({"part_of"}), True),
     (r"\b(?:part|(?:sub)?components?|constituents?|(?:sub-?)?steps?|sub-?process(?:es)?|"
      r"stages?) of\b", frozenset({"part_of"}), False),
+    # "PSAP is not a PARK24 gene": a gene of the disease, not a kind of it
+    (r"\b(?:is|are|was|were)\s+(?:not\s+)?an?\s+(?=X+[\s-]+genes?\b)",
+     frozenset({"associated_with"}), False),
     # "FXTAS is an FMR1 disorder": a gene's disorder, not a kind of the gene
     (r"\b(?:is|are|was|were)\s+an?\s+(?=X+[\s-]+(?:related\s+|associated\s+|linked\s+)?"
      r"(?:disorders?|diseases?|conditions?)\b)", frozenset({"associated_with"}), True),

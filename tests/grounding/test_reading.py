@@ -94,6 +94,8 @@ def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
         ("[CCD] appeared as a clinical feature of [hyporeflexia].", True),  # feature first
         ("[FXTAS] is an [FMR1] disorder.", True),  # the gene's disorder: associated_with
         ("[YOPD] is usually filed under [juvenile PD].", False),  # the child first
+        ("[PSAP] is not a [PARK24] gene.", False),  # the disease's gene, not a kind of it
+        ("[Broad-based gait] is part of the [PMS] picture.", True),  # the phenotype first
         ("Texts list [ARJP] among the manifestations of [focal dystonia].", True),
         ("[Angelman syndrome] is one of the recognised features of [gait ataxia].", True),
         ("[CLN3 disease] can be a manifestation of [parkinsonism].", True),
