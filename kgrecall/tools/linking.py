@@ -144,6 +144,8 @@ _NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$
 _EPONYM = re.compile(r"^(?P<name>(?:[\w-]+\s+){0,3}[A-Z][\w-]+)['’]s?$")
 #: One word of four letters or more, with hyphenated parts ("Kufor-Rakeb", "dravet").
 _BARE_EPONYM = re.compile(r"[A-Za-z][a-z]{3,}(?:-[A-Za-z][a-z]+)?")
+#: Two capitalised names joined by a hyphen name a disease even alone: "Phelan-McDermid".
+_DOUBLE_EPONYM = re.compile(r"[A-Z][a-z]{2,}-(?:Mc|Mac|O')?[A-Z][a-z]{2,}")
 #: An eponym and its noun: "Perry disease", "Kufor-Rakeb syndrome", "Mohr-Tranebjaerg disease".
 _EPONYM_NOUN = re.compile(
     r"^(?P<name>[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)?)\s+(?P<noun>disease|syndrome)$"
@@ -872,15 +874,18 @@ def _own_name_first(mention: str, found: list[LinkedEntity]) -> list[LinkedEntit
 
 def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[str]:
     """The mention without a qualifier ("TOR1A-related" → "TOR1A"), a bare possessive
-    eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson syndrome",
-    "young-onset Parkinson's" → "young-onset Parkinson disease"), and an
-    eponym with the other noun ("Perry disease" → "Perry syndrome")."""
+    eponym or double eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson
+    syndrome", "young-onset Parkinson's" → "young-onset Parkinson disease",
+    "Phelan-McDermid" → "Phelan-McDermid syndrome"), and an eponym with the other noun
+    ("Perry disease" → "Perry syndrome")."""
     bare = strip_qualifier(mention)
     forms = [bare] if bare else []
     eponym = _EPONYM.match(mention.strip())
     name = eponym.group("name") if eponym else mention.strip()
-    if (eponym and any(quote in mention for quote in "'’")) or (
-        bare_eponyms and _bare_eponym(name)
+    if (
+        (eponym and any(quote in mention for quote in "'’"))
+        or (bare_eponyms and _bare_eponym(name))
+        or _DOUBLE_EPONYM.fullmatch(name)
     ):
         forms += [f"{name} {noun}" for noun in ("disease", "syndrome")]
     named = _EPONYM_NOUN.match(mention.strip())

@@ -519,6 +519,14 @@ def test_a_chain_is_named_without_subunit_and_a_collagen_by_its_type() -> None:
     assert index.lookup("laminin") == []  # the family alone names no chain
 
 
+def test_a_double_eponym_alone_names_its_syndrome() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes([Node("D:PMS", "disease", "Phelan-Mcdermid syndrome")])
+    index = EntityIndex(store)
+    assert [e.id for e in index.lookup("Phelan-McDermid")] == ["D:PMS"]
+    assert index.lookup("Phelan") == []  # one name alone is no double eponym
+
+
 def test_a_susceptibility_is_named_by_what_it_is_to() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes([Node("D:KURU", "disease", "KURU, SUSCEPTIBILITY TO")])
