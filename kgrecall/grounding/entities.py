@@ -691,6 +691,8 @@ class EntityExtractor:
             start, end = tokens[left].start(), tokens[right].end()
             return (
                 bool(_WORD_JOIN.fullmatch(gap))
+                # ", a 7q11.23 microdeletion" is an apposition, not more of the name
+                and not ("," in gap and _ARTICLE.fullmatch(tokens[right].group(0)))
                 and not taken.overlaps(start, end)
                 and not any(s < end and e > start for s, e in fixed)
             )
@@ -882,6 +884,7 @@ _PROTEIN_HEAD = re.compile(
 #: only qualify it ("hereditary", "congenital") or name no entity ("syndromes").
 _NOT_ALONE = re.compile(r"(?i)[a-z]+(?:al|ary|ic|ous|ive|born)|syndromes?|disorders?|diseases?")
 _WORD_AFTER = re.compile(r"[ -]+[A-Za-z]")
+_ARTICLE = re.compile(r"(?i)an?|the")
 #: What stands between a gene and the bracket of a gloss on it: "APTX variants (".
 _BEFORE_GLOSS = re.compile(r"[^().;]{0,40}\(\s*")
 _AFTER_GLOSS = re.compile(r"\s*\)")

@@ -410,3 +410,9 @@ def test_no_name_runs_across_table_cells_or_rests_on_one_letter(
     assert "OMIM:600116" not in {m.id for m in extractor.extract(row)}
     assert "type B" not in ids(extractor, "CLN13 disease (Kufs type B) is rare.")
     assert "PD" not in ids(extractor, "Present: RS and AK (clinical genetics), PD (laboratory).")
+
+
+def test_a_name_is_not_widened_into_an_apposition(extractor: EntityExtractor) -> None:
+    # ", a 7q11.23 microdeletion" restates Williams syndrome; it is no longer name
+    text = "Williams syndrome, a 7q11.23 microdeletion, removes ELN."
+    assert "Williams syndrome" in ids(extractor, text)
