@@ -165,12 +165,12 @@ _FINDING_HEADS = frozenset(
 #: A word describing a finding: lower case, four letters or more, not a verb's "-s" form
 #: ("precedes motor signs": only "motor" describes them).
 _DESCRIBING = re.compile(r"[a-z][a-z-]{2,}(?:[^s]|ous|ss|is)")
-#: Words that say which or how many, not what kind of finding.
 #: Head nouns of therapies and processes the KG holds no node for ("antisense therapy").
 _PROCESS_HEADS = frozenset(
     {"therapy", "therapies", "chelation", "stimulation", "pathway", "pathways", "deposition",
      "deposits", "biosynthesis", "biogenesis"}
 )  # fmt: skip
+#: Words that say which or how many, not what kind of finding.
 _NOT_DESCRIBING = frozenset(
     {"clinical", "other", "these", "those", "such", "similar", "typical", "prominent",
      "common", "additional", "associated", "many", "several", "various", "first", "initial",
@@ -917,8 +917,8 @@ def _compounds(text: str, taken: Spans) -> list[EntityMention]:
                 spans.append(match.span())
     spans.extend(match.span(1) for match in _NAMED_BY_CLASS.finditer(text))
     found: list[EntityMention] = []
-    for start, end in sorted(set(spans)):
-        if taken.overlaps(start, end) or any(s < end and start < e for s, e in spans_seen(found)):
+    for start, end in sorted(set(spans)):  # by start: only the last one kept can overlap
+        if taken.overlaps(start, end) or (found and start < found[-1].end):
             continue
         phrase = text[start:end]
         found.append(
@@ -928,10 +928,6 @@ def _compounds(text: str, taken: Spans) -> list[EntityMention]:
             )
         )  # fmt: skip
     return found
-
-
-def spans_seen(mentions: list[EntityMention]) -> Iterator[tuple[int, int]]:
-    return ((m.start, m.end) for m in mentions)
 
 
 def _later_cell(text: str, start: int, end: int) -> bool:
