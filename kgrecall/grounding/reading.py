@@ -266,6 +266,13 @@ def read_assertions(
     # a table row's cells each describe its first cell, a term outside the KG included when
     # it is what its cell holds ("| stress, alcohol |"), not a word of a description
     filled = _filling_cells(text, spans) if row else set()
+    if row:  # so is a feature listed after a semicolon ("severe course; polyhydramnios"), but
+        # not a variant there: it tells which allele of the row's gene, not a feature
+        filled |= {
+            index
+            for index in _filling_cells(text, spans, "|;")
+            if not (index < len(entities) and entities[index].startswith("variant:"))
+        }
     # a sentence that asserts nothing is a co-mention of all it names, terms outside the KG
     # included ("reduced reflexes at the ankles and a postural tremor")
     strong = [
@@ -329,9 +336,10 @@ def _ranked_pair(text: str, spans: Sequence[tuple[int, int]]) -> Assertion | Non
     return Assertion(child, parent, frozenset({"subclass_of"}), negated=negated)
 
 
-def _filling_cells(text: str, spans: Sequence[tuple[int, int]]) -> set[int]:
-    """The mentions of a table row whose cell holds only mentions and joiners (one pass)."""
-    pipes = [position for position, character in enumerate(text) if character == "|"]
+def _filling_cells(text: str, spans: Sequence[tuple[int, int]], bounds: str = "|") -> set[int]:
+    """The mentions of a table row whose cell (or part of a cell: the characters in ``bounds``
+    end one) holds only mentions and joiners (one pass)."""
+    pipes = [position for position, character in enumerate(text) if character in bounds]
     cells: dict[int, list[int]] = {}
     for index, (start, _) in enumerate(spans):
         cells.setdefault(bisect_left(pipes, start), []).append(index)

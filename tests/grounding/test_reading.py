@@ -229,6 +229,15 @@ def test_table_rows_pair_terms_outside_the_kg_with_their_first_cell() -> None:
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
     assert pairs == [(0, 1)]
 
+    # ... but a term listed after a semicolon is a feature of the row's first cell; a variant
+    # there tells which allele, and stays a word of the description
+    text = "| XXXX | XXXXXX | severe neonatal course; XXXXXXXXXXXXXX |"
+    spans = [(2, 6), (9, 15), (42, 56)]
+    pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
+    assert pairs == [(0, 1), (0, 2)]
+    ids = ["OMIM:225753", "NCBIGene:283989", "variant:c.907_909delGAG"]
+    pairs = [(a.subject, a.object) for a in read_assertions(text, spans, {2}, ids)]
+    assert pairs == [(0, 1)]
 
 def test_respectively_pairs_the_lists_one_each() -> None:
     assert read("[ATG5] and [ATG7] cause [SCAR25] and [SCAR31] respectively.") == [
