@@ -126,6 +126,26 @@ _JOINER = re.compile(
 )
 
 
+#: Before a term outside the KG: it is what an experiment was done with, in or after, not a
+#: claim's topic ("was quantified … after CCCP", "was confirmed in HEK293 cells").
+_EXPERIMENTAL_MATERIAL = re.compile(
+    r"\b(?:was|were|been|being)\s+(?:\w+ly\s+)?(?:quantified|measured|assessed|confirmed|"
+    r"detected|visuali[sz]ed|tracked|monitored|triggered|induced|imaged|labell?ed|stained|"
+    r"validated|replicated|reproduced|verified|tested|examined|evaluated|performed|done|"
+    r"blocked|rescued|silenced|knocked\s+down)\b[^.;:]{0,60}?"
+    r"\b(?:with|by|in|after|using|upon|via|following)\s+(?:(?:the|a|an)\s+)?(?:\S+-)?$",
+    re.IGNORECASE,
+)
+#: After a term outside the KG: it is a sample taken from patients ("fibroblasts from PARK6
+#: patients", "cells derived from two families with …").
+_SAMPLE_SOURCE = re.compile(
+    r"\s+(?:(?:derived|taken|obtained|isolated)\s+)?from\s+(?:\S+\s+){0,3}?(?:patients?|"
+    r"famil(?:y|ies)|carriers?|individuals?|donors?|probands?|cases?|subjects?)\b",
+    re.IGNORECASE,
+)
+#: How far before a mention :data:`_EXPERIMENTAL_MATERIAL` looks.
+_EXPERIMENT_WINDOW = 120
+
 #: A joiner that makes a list: "and", "or", "/", "&", "plus", "as well as".
 _CONJUNCTION = re.compile(r"\b(?:and|or|plus|as well as|but not)\b|[/&]", re.IGNORECASE)
 
@@ -310,7 +330,17 @@ def read_assertions(
         clause = clauses[min(bisect_left(ends, spans[second][1]), len(clauses) - 1)]
         negated = _negated(clause, spans[second][1])
         found.append(Assertion(first, second, negated=negated))
-    return found
+    # a reagent or a cell line the claim was tested with, or a sample, is no part of it
+    material = {
+        index
+        for index in weak
+        if _SAMPLE_SOURCE.match(text, spans[index][1])
+        or index
+        and _EXPERIMENTAL_MATERIAL.search(
+            text, max(0, spans[index][0] - _EXPERIMENT_WINDOW), spans[index][0]
+        )
+    }
+    return [a for a in found if a.subject not in material and a.object not in material]
 
 
 def _ranked_pair(text: str, spans: Sequence[tuple[int, int]]) -> Assertion | None:

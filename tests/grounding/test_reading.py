@@ -253,6 +253,25 @@ def test_a_term_outside_the_kg_describing_an_apposition_is_no_claim() -> None:
     assert pairs == [(0, 1)]
 
 
+@pytest.mark.parametrize(
+    ("text", "pairs"),
+    [
+        ("The interaction of XXXXXXXXXX with XXXXX was confirmed in XXXXXXXXXXXX.", [(0, 1)]),
+        ("XXXXXXXXX, a form of XXXXXXXXXXXXXX, was quantified after XXXX depolarisation.", [(0, 1)]),
+        ("XXXXX fusion, a form of XXXXXX, was triggered by XXXXXXXXXXXXX.", [(0, 1)]),
+        ("XXXXXXXXXXX from XXXXX patients carrying XXXXX mutations showed fragments.", [(1, 2)]),
+        # a term outside the KG that the claim is about stays in it
+        ("XXXXX is associated with XXXXXX, and XXXXXXXX worsens it.", [(0, 1), (0, 2)]),
+    ],
+)
+def test_experimental_material_and_samples_are_no_part_of_a_claim(
+    text: str, pairs: list[tuple[int, int]]
+) -> None:
+    spans = [(m.start(), m.end()) for m in re.finditer("X+", text)]
+    weak = {2} if "patients" not in text else {0}
+    assert [(a.subject, a.object) for a in read_assertions(text, spans, weak=weak)] == pairs
+
+
 def test_a_contrast_or_a_differential_diagnosis_pairs_nothing_across_it() -> None:
     assert read("[HSPB1] gives [CMT2F], while [GARS] gives [CMT2D].") == [
         ("HSPB1", "CMT2F", "", False, False),
