@@ -698,6 +698,7 @@ class EntityExtractor:
             )
 
         own = (tokens[first].start(), tokens[last].end())
+        own_words = {"and", "or"} | {t.group(0).casefold() for t in tokens[first : last + 1]}
         others = [(m.start, m.end) for m in named if (m.start, m.end) != own]
 
         def whole(start: int, end: int) -> bool:
@@ -748,6 +749,8 @@ class EntityExtractor:
             words = [t.group(0) for t in tokens[a : b + 1]]
             added = [t.group(0) for t in (*tokens[a:first], *tokens[last + 1 : b + 1])]
             coordinated = any(w.casefold() in ("and", "or") for w in words)
+            if all(w.casefold() in own_words for w in added):
+                continue  # nothing new: "walk, and | inability to walk"
             entity = index.closest_name(
                 text[start:end], node_type, required=words if coordinated else added
             )

@@ -143,6 +143,12 @@ _SAMPLE_SOURCE = re.compile(
     r"famil(?:y|ies)|carriers?|individuals?|donors?|probands?|cases?|subjects?)\b",
     re.IGNORECASE,
 )
+#: After a feature in a table cell: the row denies it ("| inability to walk is not reported |").
+_DENIED_FEATURE = re.compile(
+    r"\s+(?:is|are)\s+(?:not|never|rarely)\s+(?:reported|seen|observed|described|documented|"
+    r"present|a\s+feature|typical|expected)\b",
+    re.IGNORECASE,
+)
 #: How far before a mention :data:`_EXPERIMENTAL_MATERIAL` looks.
 _EXPERIMENT_WINDOW = 120
 
@@ -328,7 +334,9 @@ def read_assertions(
             continue
         seen.add((first, second, frozenset()))
         clause = clauses[min(bisect_left(ends, spans[second][1]), len(clauses) - 1)]
-        negated = _negated(clause, spans[second][1])
+        negated = _negated(clause, spans[second][1]) or (
+            row and bool(_DENIED_FEATURE.match(text, spans[second][1]))
+        )
         found.append(Assertion(first, second, negated=negated))
     # a reagent or a cell line the claim was tested with, or a sample, is no part of it
     material = {

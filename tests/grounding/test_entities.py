@@ -416,3 +416,9 @@ def test_a_name_is_not_widened_into_an_apposition(extractor: EntityExtractor) ->
     # ", a 7q11.23 microdeletion" restates Williams syndrome; it is no longer name
     text = "Williams syndrome, a 7q11.23 microdeletion, removes ELN."
     assert "Williams syndrome" in ids(extractor, text)
+
+
+def test_a_name_is_not_widened_by_words_it_already_has(extractor: EntityExtractor) -> None:
+    # "walk, and" adds no word the phenotype's name lacks: the mention stays its own name
+    text = "Many children walk, and inability to walk is not reported."
+    assert ids(extractor, text) == {"inability to walk": "HP:0002540"}

@@ -239,6 +239,15 @@ def test_table_rows_pair_terms_outside_the_kg_with_their_first_cell() -> None:
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, {2}, ids)]
     assert pairs == [(0, 1)]
 
+def test_a_table_cell_may_deny_a_feature_after_naming_it() -> None:
+    assert read("| [PCH11] | [TBC1D23] | milder; [inability to walk] is not reported |") == [
+        ("PCH11", "TBC1D23", "", False, False),
+        ("PCH11", "inability to walk", "", False, True),
+    ]
+    # in prose a negation after a name denies what follows, not the name
+    assert read("In [PD], [LRRK2] is not the commonest cause.")[0][-1] is False
+
+
 def test_respectively_pairs_the_lists_one_each() -> None:
     assert read("[ATG5] and [ATG7] cause [SCAR25] and [SCAR31] respectively.") == [
         ("ATG5", "SCAR25", "associated_with", False, False),
