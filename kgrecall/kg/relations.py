@@ -256,6 +256,14 @@ _DEFINITIONS = [
 #: The registry, in a stable order (question phrases are tried in this order).
 RELATIONS: dict[str, Relation] = {relation.name: relation for relation in _DEFINITIONS}
 
+#: Behind a relative clause on a class ("a category that …"): fixed-width lookbehinds, one
+#: per class word and relative pronoun.
+_AFTER_CLASS_WORD = "|".join(
+    f"(?<={noun} {pronoun})"
+    for noun in ("category", "categories", "group", "groups", "class", "classes", "family",
+                 "families", "umbrella term", "heading")
+    for pronoun in ("that", "which")
+)  # fmt: skip
 #: Claim wording → (relations it asserts, whether its subject is the edge's tail); the first
 #: match wins, specific before general.
 CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
@@ -314,6 +322,10 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"\s+(?:and|or)\s+X+)*\s+(?:as|among)\s+(?:its|their|one of its)\s+(?:sub-?types?|"
      r"subclass(?:es)?|children|forms?|members?|kinds?)\b)",
      frozenset({"subclass_of"}), True),
+    # "X, a category that includes Y": after a class word "includes" names its subtypes (the
+    # relative clause starts after "that", so the class word is looked for behind it)
+    (rf"(?:{_AFTER_CLASS_WORD})\s+(?:also\s+)?(?:includes?|comprises?|encompass(?:es)?|"
+     r"covers?)\b", frozenset({"subclass_of"}), True),
     (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
      r"sub-?categor(?:y|ies) of|"
      r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"

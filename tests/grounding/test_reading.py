@@ -248,6 +248,15 @@ def test_a_table_cell_may_deny_a_feature_after_naming_it() -> None:
     assert read("In [PD], [LRRK2] is not the commonest cause.")[0][-1] is False
 
 
+def test_a_class_that_includes_names_its_subtypes() -> None:
+    # the relative clause starts after "that": the class word behind it makes "includes"
+    # a subclass wording, whose subject is the name the apposition restates
+    text = "It raised [LEMS], a category that includes the [PNS], and prompted a CT."
+    assert read(text) == [("LEMS", "PNS", "subclass_of", True, False)]
+    # without a class word "includes" names no relation
+    assert read("The phenotype that includes [ataxia] is [SCA2].")[0][2] == ""
+
+
 def test_respectively_pairs_the_lists_one_each() -> None:
     assert read("[ATG5] and [ATG7] cause [SCAR25] and [SCAR31] respectively.") == [
         ("ATG5", "SCAR25", "associated_with", False, False),
