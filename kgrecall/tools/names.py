@@ -92,6 +92,9 @@ _ASCII_GREEK = re.compile(r"\b([abgd])-(?=[a-z]{4,})")
 _ASCII_GREEK_NAMES = {"a": "alpha", "b": "beta", "g": "gamma", "d": "delta"}
 #: An adjective written both ways: "neurological" and "neurologic".
 _OLOGICAL = re.compile(r"(?<=[a-z])ological$")
+_ISMUS = re.compile(r"(?<=[a-z]{4})ismus$")
+#: Words that abbreviate two ("mtDNA repair" is GO's "mitochondrial DNA repair").
+_SPELT_OUT = {"mtdna": "mitochondrial dna"}
 #: British → American spellings, as (pattern, replacement) on one word.
 _AMERICAN = [
     (re.compile(r"(?<=[a-z]{3})is(ed|ing|ation|ations|er|ers)$"), r"iz\1"),
@@ -147,8 +150,11 @@ def stem(word: str) -> str:
 def word_key(word: str) -> str:
     """One folded word as name keys hold it: American spelling, singular, an "-ological"
     adjective as "-ologic" ("paraneoplastic neurological syndromes" is MONDO's
-    "paraneoplastic neurologic syndrome")."""
-    return _OLOGICAL.sub("ologic", singular(americanize(word)))
+    "paraneoplastic neurologic syndrome"), a Latin "-ismus" as "-ism" ("hemiballism" is
+    HPO's "Hemiballismus"), and "mtDNA" spelt out."""
+    if word in _SPELT_OUT:
+        return _SPELT_OUT[word]
+    return _ISMUS.sub("ism", _OLOGICAL.sub("ologic", singular(americanize(word))))
 
 
 def singular(word: str) -> str:

@@ -120,6 +120,13 @@ def test_name_keys_cover_the_inverted_form() -> None:
     )
 
 
+def test_name_keys_spell_out_latin_endings_and_mtdna() -> None:
+    assert name_keys("Hemiballism") == name_keys("Hemiballismus") == {"hemiballism"}
+    assert name_keys("mtDNA repair") == name_keys("mitochondrial DNA repair")
+    # a short word ending in "-ismus" is no Latin form of another
+    assert name_keys("Ismus") == {"ismus"}
+
+
 def test_word_bag_ignores_order_fillers_and_ing_forms() -> None:
     assert word_bag("dementia with Lewy bodies") == word_bag("Dementia, lewy body")
     assert word_bag("tremor at rest") == word_bag("Resting tremor")
