@@ -100,6 +100,12 @@ _CELL_GLUE = re.compile(
     r"(?:early|late|adult|childhood|juvenile|infantile)-onset)\b[\s,;/&]*)*",
     re.IGNORECASE,
 )
+#: After a cell's last term: the people it is seen in ("… in 46,XY infants").
+_IN_WHOM = re.compile(
+    r"\s+in\s+(?:[\w,-]+\s+){0,3}(?:infants?|children|adults?|males?|females?|boys|girls|"
+    r"patients|carriers|neonates|newborns|homozygotes|heterozygotes)\s*[.,]?\s*",
+    re.IGNORECASE,
+)
 #: A mention in brackets right after another, or after a few words on it: a gloss of it
 #: ("SCA17 (TBP)", "APTX variants (AOA1)").
 _GLOSS_OPEN = re.compile(r"(?:\s+[\w-]+){0,3}\s*\(\s*")
@@ -387,7 +393,11 @@ def _filling_cells(text: str, spans: Sequence[tuple[int, int]], bounds: str = "|
         right = pipes[cell] if cell < len(pipes) else len(text)
         ends = [left] + [spans[i][1] for i in members]
         starts = [spans[i][0] for i in members] + [right]
-        if all(_CELL_GLUE.fullmatch(text, a, b) for a, b in zip(ends, starts, strict=True)):
+        gaps = list(zip(ends, starts, strict=True))
+        # the last term may say in whom it is seen: "ambiguous genitalia in 46,XY infants"
+        if all(_CELL_GLUE.fullmatch(text, a, b) for a, b in gaps[:-1]) and (
+            _CELL_GLUE.fullmatch(text, *gaps[-1]) or _IN_WHOM.fullmatch(text, *gaps[-1])
+        ):
             filled.update(members)
     return filled
 

@@ -235,6 +235,13 @@ def test_table_rows_pair_terms_outside_the_kg_with_their_first_cell() -> None:
     spans = [(2, 6), (9, 15), (42, 56)]
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
     assert pairs == [(0, 1), (0, 2)]
+    # a feature may say in whom it is seen
+    text = "| XXXX | XXXX | XXXXXXXXXXXXXXXXXXX in 46,XY infants |"
+    spans = [(2, 6), (9, 13), (16, 35)]
+    pairs = [(a.subject, a.object) for a in read_assertions(text, spans, weak={2})]
+    assert pairs == [(0, 1), (0, 2)]
+    text = "| XXXX | XXXXXX | severe neonatal course; XXXXXXXXXXXXXX |"
+    spans = [(2, 6), (9, 15), (42, 56)]
     ids = ["OMIM:225753", "NCBIGene:283989", "variant:c.907_909delGAG"]
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, {2}, ids)]
     assert pairs == [(0, 1)]
