@@ -51,7 +51,12 @@ the code nor the other sets, from the full tables; its first score is kept in
 154 lines: a young-onset Parkinson disease discharge summary, mitophagy and synaptic GO
 processes in a grant report, ciliopathy reading notes, a quiz on neurodevelopmental
 syndromes, a pontocerebellar hypoplasia table), likewise; first score in
-``results/grounding_dev5_first.json``. Each writer labelled each
+``results/grounding_dev5_first.json``. A seventh, ``benchmarks/data/grounding_fresh/`` (5
+reports, 149 lines: a muscular dystrophy clinic letter, a peroxisomal disorders handout with a
+table, a urea-cycle disorder discharge summary, skeletal dysplasia and connective tissue MDT
+minutes, a cancer predisposition and DNA repair grant section with a table), by a seventh
+helper who had read neither the code nor the other sets, on topics none of them covered; it is
+held out like *test*: only scored, never read. Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
 from the KG by an independent procedure (a gene and its protein count as one node): a pair with
@@ -90,7 +95,8 @@ RESULTS = HERE / "results"
 #: The written report sets: (folder, report file pattern). *dev* reports were read while the
 #: claim reader was developed; *test* reports were written later by another writer and are
 #: only scored; *dev2* to *dev5* reports were written later still by a third to a sixth
-#: writer, to find new failure classes (read while developing: not held-out figures).
+#: writer, to find new failure classes (read while developing: not held-out figures);
+#: *fresh* reports, by a seventh writer, are held out like *test*: only scored.
 REPORT_SETS = {
     "dev": (HERE / "data" / "grounding", "r*.md"),
     "test": (HERE / "data" / "grounding_test", "t*.md"),
@@ -98,6 +104,7 @@ REPORT_SETS = {
     "dev3": (HERE / "data" / "grounding_dev3", "u*.md"),
     "dev4": (HERE / "data" / "grounding_dev4", "v*.md"),
     "dev5": (HERE / "data" / "grounding_dev5", "w*.md"),
+    "fresh": (HERE / "data" / "grounding_fresh", "x*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -765,7 +772,9 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "writer and are only scored; the *dev2* to *dev5* reports, by a third to a sixth "
         "writer, were read while developing (new development sets, not held out; the first "
         "scores of dev3, dev4 and dev5, before any change made from them, are in "
-        "`results/grounding_dev3_first.json`, `…_dev4_first.json` and `…_dev5_first.json`). "
+        "`results/grounding_dev3_first.json`, `…_dev4_first.json` and `…_dev5_first.json`); "
+        "the *fresh* reports, by a seventh writer on topics outside neurology, are held out "
+        "like *test* (their first score: `results/grounding_fresh_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",

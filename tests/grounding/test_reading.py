@@ -246,6 +246,7 @@ def test_table_rows_pair_terms_outside_the_kg_with_their_first_cell() -> None:
     pairs = [(a.subject, a.object) for a in read_assertions(text, spans, {2}, ids)]
     assert pairs == [(0, 1)]
 
+
 def test_a_table_cell_may_deny_a_feature_after_naming_it() -> None:
     assert read("| [PCH11] | [TBC1D23] | milder; [inability to walk] is not reported |") == [
         ("PCH11", "TBC1D23", "", False, False),
@@ -282,7 +283,10 @@ def test_a_term_outside_the_kg_describing_an_apposition_is_no_claim() -> None:
     ("text", "pairs"),
     [
         ("The interaction of XXXXXXXXXX with XXXXX was confirmed in XXXXXXXXXXXX.", [(0, 1)]),
-        ("XXXXXXXXX, a form of XXXXXXXXXXXXXX, was quantified after XXXX depolarisation.", [(0, 1)]),
+        (
+            "XXXXXXXXX, a form of XXXXXXXXXXXXXX, was quantified after XXXX depolarisation.",
+            [(0, 1)],
+        ),
         ("XXXXX fusion, a form of XXXXXX, was triggered by XXXXXXXXXXXXX.", [(0, 1)]),
         ("XXXXXXXXXXX from XXXXX patients carrying XXXXX mutations showed fragments.", [(1, 2)]),
         # a term outside the KG that the claim is about stays in it
