@@ -56,7 +56,12 @@ reports, 149 lines: a muscular dystrophy clinic letter, a peroxisomal disorders 
 table, a urea-cycle disorder discharge summary, skeletal dysplasia and connective tissue MDT
 minutes, a cancer predisposition and DNA repair grant section with a table), by a seventh
 helper who had read neither the code nor the other sets, on topics none of them covered; it is
-held out like *test*: only scored, never read. Each writer labelled each
+held out like *test*: only scored, never read. An eighth, ``benchmarks/data/grounding_dev6/``
+(5 reports, 150 lines: a cardiomyopathy clinic letter, a lysosomal storage handout with a
+table, a renal tubular disease MDT note, retinal dystrophy journal-club notes, an inborn errors
+of immunity review), by an eighth helper likewise, outside neurology too, is a development set
+found after the fresh score: first score in ``results/grounding_dev6_first.json``, then read.
+Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
 from the KG by an independent procedure (a gene and its protein count as one node): a pair with
@@ -94,8 +99,8 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 #: The written report sets: (folder, report file pattern). *dev* reports were read while the
 #: claim reader was developed; *test* reports were written later by another writer and are
-#: only scored; *dev2* to *dev5* reports were written later still by a third to a sixth
-#: writer, to find new failure classes (read while developing: not held-out figures);
+#: only scored; *dev2* to *dev6* reports were written later still by a third to a sixth and an
+#: eighth writer, to find new failure classes (read while developing: not held-out figures);
 #: *fresh* reports, by a seventh writer, are held out like *test*: only scored.
 REPORT_SETS = {
     "dev": (HERE / "data" / "grounding", "r*.md"),
@@ -104,6 +109,7 @@ REPORT_SETS = {
     "dev3": (HERE / "data" / "grounding_dev3", "u*.md"),
     "dev4": (HERE / "data" / "grounding_dev4", "v*.md"),
     "dev5": (HERE / "data" / "grounding_dev5", "w*.md"),
+    "dev6": (HERE / "data" / "grounding_dev6", "y*.md"),
     "fresh": (HERE / "data" / "grounding_fresh", "x*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
@@ -774,7 +780,9 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "scores of dev3, dev4 and dev5, before any change made from them, are in "
         "`results/grounding_dev3_first.json`, `…_dev4_first.json` and `…_dev5_first.json`); "
         "the *fresh* reports, by a seventh writer on topics outside neurology, are held out "
-        "like *test* (their first score: `results/grounding_fresh_first.json`). "
+        "like *test* (their first score: `results/grounding_fresh_first.json`); the *dev6* "
+        "reports, by an eighth writer also outside neurology, are a development set (first "
+        "score: `results/grounding_dev6_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
