@@ -35,7 +35,12 @@ from pydantic import BaseModel, ConfigDict
 from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
-from kgrecall.kg.loaders.names import read_hgnc_names, read_outside_names, vocabulary_key
+from kgrecall.kg.loaders.names import (
+    read_hgnc_names,
+    read_mesh_terms,
+    read_outside_names,
+    vocabulary_key,
+)
 from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
 from kgrecall.tools.names import FILLERS, common_words
 
@@ -190,6 +195,15 @@ def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     (folded name → id, exact gene symbol → id), from ``kgrecall/data/outside_names.tsv.gz``
     (see ``kgrecall/data/NAMES.md``)."""
     return read_outside_names()
+
+
+@lru_cache(maxsize=1)
+def anatomy_ids() -> frozenset[str]:
+    """Ids of MeSH's anatomy terms (body parts, tissues, cells) in the outside vocabulary:
+    where a claim happens ("neutrophils", "the lysosome"), rarely what it is about."""
+    return frozenset(
+        f"MESH:{mesh_id}" for mesh_id, branch, _ in read_mesh_terms() if branch == "anatomy"
+    )
 
 
 @lru_cache(maxsize=1)

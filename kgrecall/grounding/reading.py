@@ -219,6 +219,7 @@ def read_assertions(
     spans: Sequence[tuple[int, int]],
     weak: Collection[int] = (),
     entities: Sequence[str] = (),
+    places: Collection[int] = (),
 ) -> list[Assertion]:
     """The assertions of one claim; ``text`` should have its mentions masked and ``spans``
     are the mentions' ``(start, end)`` in it: disjoint, in order. ``weak`` mentions (terms
@@ -226,7 +227,9 @@ def read_assertions(
     predicate asserts, not in co-mentions beside them — unless one opens the claim (its
     subject), fills a table cell (each cell describes the first) or no predicate asserts
     anything (then every mention is a co-mention). ``entities`` (one per span, optional)
-    tells a gloss naming another entity ("SCA17 (TBP)") from an abbreviation ("(CoPAN)")."""
+    tells a gloss naming another entity ("SCA17 (TBP)") from an abbreviation ("(CoPAN)").
+    ``places`` (weak mentions of body parts and cells) are where a claim happens, not what it
+    goes on to say something about."""
     if len(spans) < 2:
         return []
     ranked = _ranked_pair(text, spans)
@@ -319,7 +322,7 @@ def read_assertions(
         # a term outside the KG that the sentence goes on to say something about ("…, and the
         # ΔGAG deletion accounts for most cases") is part of the claim about its subject
         for index in sorted(weak):
-            if index in covered or index == 0 or (0, index, frozenset()) in seen:
+            if index in covered or index in places or index == 0 or (0, index, frozenset()) in seen:
                 continue
             clause = clauses[min(bisect_left(ends, spans[index][1]), len(clauses) - 1)]
             if clause.kind == "apposition":
@@ -349,9 +352,11 @@ def read_assertions(
         index
         for index in weak
         if _SAMPLE_SOURCE.match(text, spans[index][1])
-        or index
-        and _EXPERIMENTAL_MATERIAL.search(
-            text, max(0, spans[index][0] - _EXPERIMENT_WINDOW), spans[index][0]
+        or (
+            index
+            and _EXPERIMENTAL_MATERIAL.search(
+                text, max(0, spans[index][0] - _EXPERIMENT_WINDOW), spans[index][0]
+            )
         )
     }
     return [a for a in found if a.subject not in material and a.object not in material]

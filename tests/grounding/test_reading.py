@@ -301,6 +301,16 @@ def test_experimental_material_and_samples_are_no_part_of_a_claim(
     assert [(a.subject, a.object) for a in read_assertions(text, spans, weak=weak)] == pairs
 
 
+def test_a_place_is_not_what_a_claim_goes_on_about() -> None:
+    # "…, even though the total neutrophil pool is normal": a cell, where the claim happens
+    text = "XXXX is classified as a XXXXXXXXXXXXXXXXXXXXXXXXXX, even though the total XXXXXXXXXX pool is normal."
+    spans = [(m.start(), m.end()) for m in re.finditer("X+", text)]
+    found = read_assertions(text, spans, weak={2})
+    assert [(a.subject, a.object) for a in found] == [(0, 1), (0, 2)]
+    found = read_assertions(text, spans, weak={2}, places={2})
+    assert [(a.subject, a.object) for a in found] == [(0, 1)]
+
+
 def test_a_contrast_or_a_differential_diagnosis_pairs_nothing_across_it() -> None:
     assert read("[HSPB1] gives [CMT2F], while [GARS] gives [CMT2D].") == [
         ("HSPB1", "CMT2F", "", False, False),
