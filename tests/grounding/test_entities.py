@@ -395,11 +395,12 @@ def test_a_genes_alias_in_brackets_after_the_gene_names_its_disease(
 
 
 def test_a_qualifying_word_before_another_is_no_outside_entity(extractor: EntityExtractor) -> None:
-    # the vocabularies file "hereditary" and "congenital" as diseases; before a noun they only
-    # qualify it
-    text = "Hereditary ferritin disorders and the severe congenital form were discussed."
+    # HPO files "impulsive" as a phenotype; before a noun it only qualifies it
+    text = "Impulsive behaviour, hereditary ferritin disorders and the congenital form."
     assert not [m.text for m in extractor.extract(text) if not m.in_kg]
-    assert [m.text for m in extractor.extract("It is congenital.") if not m.in_kg] == ["congenital"]
+    assert [m.text for m in extractor.extract("He was impulsive.") if not m.in_kg] == ["impulsive"]
+    # MONDO's disease qualifiers ("congenital or acquired") name no disease at all
+    assert not extractor.extract("It is congenital.")
 
 
 def test_no_name_runs_across_table_cells_or_rests_on_one_letter(

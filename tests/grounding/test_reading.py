@@ -303,7 +303,7 @@ def test_experimental_material_and_samples_are_no_part_of_a_claim(
 
 def test_a_place_is_not_what_a_claim_goes_on_about() -> None:
     # "…, even though the total neutrophil pool is normal": a cell, where the claim happens
-    text = "XXXX is classified as a XXXXXXXXXXXXXXXXXXXXXXXXXX, even though the total XXXXXXXXXX pool is normal."
+    text = "XXXX is classified as a XXXXXXXXXXXXXXXX, even though the XXXXXXXXXX pool is normal."
     spans = [(m.start(), m.end()) for m in re.finditer("X+", text)]
     found = read_assertions(text, spans, weak={2})
     assert [(a.subject, a.object) for a in found] == [(0, 1), (0, 2)]

@@ -23,7 +23,9 @@ from kgrecall.kg.loaders.names import (
     HGNC_COLUMNS,
     MONDO_COLUMNS,
     derive_hgnc_table,
+    derive_mesh_term_table,
     derive_mondo_table,
+    derive_outside_table,
     load_hgnc,
     load_mondo,
     read_hgnc_names,
@@ -263,6 +265,31 @@ def test_outside_table_keys_every_vocabulary(derived: Path) -> None:
     assert folded["substantia nigra"] == "MESH:D013378"
     # "Falls" is everyday English; inheritance modes are not phenotypes
     assert "falls" not in folded and "autosomal recessive inheritance" not in folded
+
+
+def test_outside_table_leaves_out_disease_qualifiers_and_article_led_names() -> None:
+    mondo = [
+        ("MONDO:0021125", "disease characteristic", "modifier|qualifier", "", ""),
+        ("MONDO:0021139", "congenital or acquired", "", "", "MONDO:0021125"),
+        ("MONDO:0024541", "trichohepatoenteric syndrome 1", "The syndrome|THES1", "", ""),
+    ]
+    rows, skipped = derive_outside_table(
+        hpo_rows=[], mondo_rows=mondo, hgnc_rows=[], mesh_term_rows=[], common=()
+    )
+    keys = {key for key, _, _ in rows}
+    assert "trichohepatoenteric syndrome 1" in keys and "THES1" in keys
+    assert not keys & {"modifier", "qualifier", "congenital or acquired", "the syndrome"}
+    assert skipped["MONDO disease qualifier"] == 2
+    assert skipped["opens with an article"] == 1
+
+
+def test_mesh_terms_leave_out_laboratory_chemicals() -> None:
+    labels = (
+        "D008024\tLigands\tLigand\tD27.720.470.480\t\n"
+        "D013747\tTetrabenazine\tNitoman\tD03.633.100.473.500\t\n"
+    )
+    rows, _ = derive_mesh_term_table(labels, "", common=())
+    assert {name for _, _, name in rows} == {"Tetrabenazine", "Nitoman"}
 
 
 def test_outside_table_reader_checks_its_columns(tmp_path: Path) -> None:

@@ -59,9 +59,13 @@ MESH_GENE_COLUMNS = ("mesh_id", "label", "synonyms", "hgnc_id", "uniprot")
 MESH_TERM_COLUMNS = ("mesh_id", "category", "name")
 #: MeSH tree branches whose terms become "outside the KG" vocabulary, by category; within
 #: them, the branches left out: proteins, enzymes, peptides and other gene products (the KG's
-#: own gene and protein names cover those).
+#: own gene and protein names cover those), and laboratory chemicals — reagents, buffers,
+#: "ligands", culture media: what an experiment uses, no claim's topic.
 MESH_TERM_BRANCHES = {"chemical": "D", "anatomy": "A"}
-MESH_TERM_EXCLUDED = ("D08", "D12.644", "D12.776", "D12.097", "D23")
+MESH_TERM_EXCLUDED = ("D08", "D12.644", "D12.776", "D12.097", "D23", "D27.720.470")
+#: MONDO's "disease characteristic" (MONDO:0021125): qualifiers such as "modifier",
+#: "congenital or acquired" — no diseases, so no outside names.
+MONDO_QUALIFIER_ROOT = "MONDO:0021125"
 #: MeSH entry terms longer than this are descriptions, not names anyone writes.
 MESH_MAX_TERM_CHARS = 60
 
@@ -269,8 +273,10 @@ def derive_outside_table(
     case-sensitively, so "CAT" the gene is not "cat", nor "BIND" "binds"). Kept:
     HPO phenotype and MONDO disease labels and synonyms of 4+ characters; HGNC approved
     symbols with a digit or of 4+ characters and approved names; the MeSH terms table. Left
-    out: one-word names that are everyday English (``common``) and, where vocabularies share a
-    key, all but the first in :data:`OUTSIDE_PREFIXES` order."""
+    out: one-word names that are everyday English (``common``), names opening with "the"
+    (MONDO's "The syndrome" for THES1), MONDO's disease qualifiers
+    (:data:`MONDO_QUALIFIER_ROOT` and below: "modifier") and, where vocabularies share a key,
+    all but the first in :data:`OUTSIDE_PREFIXES` order."""
     skipped: dict[str, int] = {}
     chosen: dict[tuple[str, str], str] = {}
 
@@ -280,6 +286,8 @@ def derive_outside_table(
         key = name if exact else vocabulary_key(name)
         if len(key) < 4 and not (exact and any(c.isdigit() for c in key)):
             _skip(skipped, "shorter than 4 characters")
+        elif key.casefold().startswith("the "):
+            _skip(skipped, "opens with an article")
         elif " " not in key and key.casefold() in common:
             _skip(skipped, "one-word everyday English")
         else:
@@ -288,7 +296,11 @@ def derive_outside_table(
     for hp_id, label, synonyms, _parents in hpo_rows:
         for name in (label, *_split(synonyms)):
             add(name, hp_id)
+    qualifiers = _descendants(MONDO_QUALIFIER_ROOT, mondo_rows)
     for mondo_id, label, synonyms, _xrefs, _mondo_parents in mondo_rows:
+        if mondo_id in qualifiers:
+            _skip(skipped, "MONDO disease qualifier")
+            continue
         for name in (label, *_split(synonyms)):
             add(name, mondo_id)
     for hgnc_id, symbol, name, *_rest in hgnc_rows:
@@ -299,6 +311,21 @@ def derive_outside_table(
     # exact symbols first, then folded names: the reader splits the table in two at the switch
     ordered = sorted(chosen.items(), key=lambda item: (item[0][1] != "1", item[0][0]))
     return [(key, term_id, exact) for (key, exact), term_id in ordered], skipped
+
+
+def _descendants(root: str, mondo_rows: Sequence[tuple[str, ...]]) -> set[str]:
+    """``root`` and every MONDO term below it (rows in :data:`MONDO_COLUMNS` order)."""
+    children: dict[str, list[str]] = {}
+    for mondo_id, *_rest, parents in mondo_rows:
+        for parent in _split(parents):
+            children.setdefault(parent, []).append(mondo_id)
+    found, stack = {root}, [root]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
 
 
 def derive_mesh_gene_table(
