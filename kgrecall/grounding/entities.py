@@ -563,6 +563,8 @@ class EntityExtractor:
             phrase = text[start:end]
             if "|" in phrase:
                 continue  # no name runs across a table's cells ("juvenile | parkinsonism")
+            if phrase.count("(") != phrase.count(")"):
+                continue  # nor out of brackets: "MYO5A (myosin Va) deficiency"
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
                 return (1, entity_id, (), True) if entity_id else None

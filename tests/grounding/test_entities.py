@@ -423,3 +423,10 @@ def test_a_name_is_not_widened_by_words_it_already_has(extractor: EntityExtracto
     # "walk, and" adds no word the phenotype's name lacks: the mention stays its own name
     text = "Many children walk, and inability to walk is not reported."
     assert ids(extractor, text) == {"inability to walk": "HP:0002540"}
+
+
+def test_a_name_does_not_run_out_of_brackets(extractor: EntityExtractor) -> None:
+    # "(myosin Va) deficiency": the bracket closes the gloss; "Va) deficiency" names nothing
+    found = extractor.extract("Griscelli syndrome type 1, due to MYO5A (myosin Va) deficiency.")
+    assert all(m.text.count("(") == m.text.count(")") for m in found)
+    assert "MYO5A" in [m.text for m in found]
