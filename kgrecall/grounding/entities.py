@@ -563,7 +563,7 @@ class EntityExtractor:
             phrase = text[start:end]
             if "|" in phrase:
                 continue  # no name runs across a table's cells ("juvenile | parkinsonism")
-            if phrase.count("(") != phrase.count(")"):
+            if _closes_unopened(phrase):
                 continue  # nor out of brackets: "MYO5A (myosin Va) deficiency"
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
@@ -1179,6 +1179,17 @@ _OTHER_SENSES: tuple[
         ),
     )
 )
+
+
+def _closes_unopened(phrase: str) -> bool:
+    """Whether ``phrase`` closes a bracket it did not open ("Va) deficiency"); a name may
+    end inside one it opened ("cervical dystonia (DYT23 type", its bracket after it)."""
+    depth = 0
+    for character in phrase:
+        depth += (character == "(") - (character == ")")
+        if depth < 0:
+            return True
+    return False
 
 
 def _other_sense(text: str, mention: EntityMention, index: EntityIndex | None) -> bool:

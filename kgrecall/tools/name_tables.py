@@ -25,13 +25,16 @@ from typing import Any
 import orjson
 
 from kgrecall.kg import GraphStore, Node, atomic_write_bytes
+from kgrecall.kg.loaders.names import read_hgnc_names
 from kgrecall.tools.names import (
     acronym_of_folded,
     bag_of_folded,
+    common_words,
     compact,
     fold,
     name_keys,
     word_bag,
+    word_key,
 )
 
 __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
@@ -39,12 +42,17 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/14"
+FORMAT = "kgrecall-name-tables/15"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
 
 _ACRONYM_TYPES = frozenset({"disease", "phenotype", "go_term", "pathway"})
+#: A one-word trivial protein name as HGNC writes it inside a longer name ("tafazzin"): no
+#: enzyme class, adjective or disease word.
+_TRIVIAL_NAME = re.compile(
+    r"(?![a-z]*(?:ase|ic|al|ile|ary|ous|ed|ing|pathy|ism|osis|trophy|emia|itis)$)[a-z]{5,}"
+)
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
 #: Three or more eponyms joined by hyphens before "syndrome" or "disease": abbreviated by
@@ -166,6 +174,7 @@ class NameTables:
         for number, node in enumerate(nodes):
             for name in names[number]:
                 _add_name(entries, number, node, name)
+        _add_trivial_names(entries, nodes, store)
         matched = sorted(
             {name for tier in entries.values() for e in tier.values() for _, name in e}
         )
@@ -282,6 +291,42 @@ def _protein_name_variants(name: str) -> list[str]:
     if collagen:
         chains += [f"collagen {collagen['type']}", f"type {collagen['type']} collagen"]
     return [*(forms if alternative else []), *peptides, *chains]
+
+
+def _add_trivial_names(
+    entries: dict[str, dict[str, list[Entry]]], nodes: Sequence[Node], store: GraphStore
+) -> None:
+    """HGNC's "tafazzin, phospholipid-lysophospholipid transacylase", "obscurin, cytoskeletal
+    calmodulin and titin-interacting RhoGEF": one word of a gene's approved name between
+    commas is the protein's trivial name, filed for the gene and the protein it encodes —
+    when no other HGNC gene's approved name holds the word (not "lectin", "actinin"), and it
+    is no enzyme class ("-ase"), no adjective or disease word and no everyday word."""
+    genes = read_hgnc_names()
+    owners: dict[str, int] = defaultdict(int)
+    for gene in genes:
+        for word in set(fold(gene.name).split()):
+            owners[word] += 1
+    everyday = common_words()
+    trivial = {
+        gene.node_id: words
+        for gene in genes
+        if "," in gene.name
+        and (
+            words := [
+                word
+                for part in gene.name.split(",")
+                if _TRIVIAL_NAME.fullmatch(word := part.strip())
+                and owners[word] == 1
+                and word not in everyday
+            ]
+        )
+    }
+    position = {node.id: number for number, node in enumerate(nodes)}
+    encoded = {e.tail: e.head for e in store.edges() if e.relation == "encodes"}
+    for node in nodes:
+        words = trivial.get(encoded.get(node.id, node.id), []) if node.type in _SYMBOL_TYPES else []
+        for word in words:
+            entries["normalized"][word_key(word)].append((position[node.id], word))
 
 
 def _add_name(

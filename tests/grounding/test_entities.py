@@ -430,3 +430,6 @@ def test_a_name_does_not_run_out_of_brackets(extractor: EntityExtractor) -> None
     found = extractor.extract("Griscelli syndrome type 1, due to MYO5A (myosin Va) deficiency.")
     assert all(m.text.count("(") == m.text.count(")") for m in found)
     assert "MYO5A" in [m.text for m in found]
+    # a name may hold its own bracket
+    text = "Adult-onset cervical dystonia (DYT23 type) was not confirmed."
+    assert "ORPHA:420492" in ids(extractor, text).values()

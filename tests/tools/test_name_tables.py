@@ -72,3 +72,13 @@ def test_a_damaged_file_is_rebuilt_not_trusted(
     path.write_bytes(path.read_bytes().replace(b'"offsets"', b'"offsetz"'))
     assert NameTables.load(path, demo.version) is None
     assert NameTables.for_store(demo, tmp_path).version == demo.version
+
+
+def test_a_trivial_name_inside_an_approved_name_is_filed(demo: NetworkXStore) -> None:
+    # HGNC: "tafazzin, phospholipid-lysophospholipid transacylase"; the gene and its protein
+    index = EntityIndex(demo)
+    assert {e.id for e in index.lookup("tafazzin")} == {"NCBIGene:6901", "uniprot:Q16635"} & {
+        n.id for n in demo.nodes()
+    }
+    # a word several genes' names hold, or an enzyme class, names none of them
+    assert not index.lookup("lectin") and not index.lookup("peptidase")
