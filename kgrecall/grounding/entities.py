@@ -262,6 +262,7 @@ class EntityExtractor:
         if self.index is not None:
             named = self._widened(text, self._dictionary(text, taken, self.index), taken)
             named = [part for mention in named for part in self._gene_and_name(mention)]
+            named = self._forms_of(text, named, self.index)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
             # phenotype ("frequent falls") still mentions the KG's broader one
@@ -287,6 +288,43 @@ class EntityExtractor:
             if not _COMPARED.search(text, max(0, m.start - 40), m.start)
             and not (m.kind == "dictionary" and _other_sense(text, m, self.index))
         ]
+
+    def _forms_of(
+        self, text: str, named: list[EntityMention], index: EntityIndex
+    ) -> list[EntityMention]:
+        """ "the infantile-onset form of acid maltase deficiency": a disease named after a
+        qualified form of it is the KG's record of that form, when one is named by all those
+        words (:meth:`EntityIndex.closest_name`); the mention then spans the qualifier too."""
+        found: list[EntityMention] = []
+        for mention in named:
+            match = (
+                _FORM_OF.search(text, max(0, mention.start - 80), mention.start)
+                if index.type_of(mention.id) == "disease"
+                else None
+            )
+            entity = None
+            if match and match["qualifier"].casefold() not in _NO_FORM_QUALIFIERS:
+                phrase = f"{match['qualifier']} {mention.text}"
+                entity = index.closest_name(phrase, "disease", required=[phrase])
+            if (
+                entity is None
+                or entity.id == mention.id
+                # a form is no numbered member: "the juvenile form of Parkinson disease" is not
+                # "Parkinson disease, juvenile, type 2"
+                or (_DIGIT.search(entity.name) and not _DIGIT.search(phrase))
+            ):
+                found.append(mention)
+                continue
+            start = match.start("qualifier") if match else mention.start
+            while found and found[-1].end > start:
+                found.pop()  # a word of the qualifier read as a name of its own
+            found.append(
+                EntityMention(
+                    text=text[start : mention.end], start=start, end=mention.end, id=entity.id,
+                    kind="dictionary", in_kg=True,
+                )
+            )  # fmt: skip
+        return found
 
     def _disease_glosses(
         self, text: str, found: list[EntityMention], index: EntityIndex
@@ -1026,6 +1064,18 @@ _COMPARED = re.compile(
 )
 
 
+#: Before a disease's name: a qualified form of it ("the infantile-onset form of …").
+_FORM_OF = re.compile(
+    r"\b(?:the|its|their|an?)\s+(?P<qualifier>(?:[\w-]+\s+){0,2}?[\w-]+)\s+forms?\s+of\s+"
+    r"(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_DIGIT = re.compile(r"\d")
+#: Words before "form of" that qualify no record: "the same form of", "a common form of".
+_NO_FORM_QUALIFIERS = frozenset(
+    {"same", "other", "common", "commonest", "most", "rare", "rarest", "main", "usual", "typical",
+     "classic", "classical", "new", "distinct", "particular", "specific", "different"}
+)  # fmt: skip
 #: Contexts where the words of a KG name mean something else, as (what the mention looks like,
 #: the text right before it, the text right after it, the KG types it is not then); a
 #: pattern left None matches anything.

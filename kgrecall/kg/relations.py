@@ -303,7 +303,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(?:has|have|contains?|includes?)\b(?=\s+X+\s+as\s+(?:an?\s+|one\s+)?(?:parts?|"
      r"(?:sub)?components?|steps?|sub-?process(?:es)?)\b)", frozenset({"part_of"}), True),
     (r"\b(?:part|(?:sub)?components?|constituents?|(?:sub-?)?steps?|sub-?process(?:es)?|"
-     r"stages?) of\b", frozenset({"part_of"}), False),
+     r"stages?) of\b|\b(?:sub-?)?steps? (?:with)?in\b", frozenset({"part_of"}), False),
     # "PSAP is not a PARK24 gene": a gene of the disease, not a kind of it
     (r"\b(?:is|are|was|were)\s+(?:not\s+)?an?\s+(?=X+[\s-]+genes?\b)",
      frozenset({"associated_with"}), False),

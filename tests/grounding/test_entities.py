@@ -433,3 +433,15 @@ def test_a_name_does_not_run_out_of_brackets(extractor: EntityExtractor) -> None
     # a name may hold its own bracket
     text = "Adult-onset cervical dystonia (DYT23 type) was not confirmed."
     assert "ORPHA:420492" in ids(extractor, text).values()
+
+
+def test_a_qualified_form_of_a_disease_is_its_record(extractor: EntityExtractor) -> None:
+    text = "GSD II is a subtype of the infantile-onset form of acid maltase deficiency."
+    assert ids(extractor, text)["infantile-onset form of acid maltase deficiency"] == (
+        "ORPHA:308552"
+    )
+    # no numbered member for an unnumbered form, and no record for "a common form of"
+    assert ids(extractor, "The juvenile form of Parkinson disease is rare.") == {
+        "Parkinson disease": "MONDO:0005180"
+    }
+    assert "Parkinson disease" in ids(extractor, "It is a common form of Parkinson disease.")

@@ -265,6 +265,13 @@ def test_a_class_that_includes_names_its_subtypes() -> None:
     assert read("The phenotype that includes [ataxia] is [SCA2].")[0][2] == ""
 
 
+def test_a_step_within_a_process_is_part_of_it() -> None:
+    text = "[Macroautophagy] is only one step within [autophagosome–lysosome fusion]."
+    assert read(text) == [
+        ("Macroautophagy", "autophagosome–lysosome fusion", "part_of", False, False)
+    ]
+
+
 def test_respectively_pairs_the_lists_one_each() -> None:
     assert read("[ATG5] and [ATG7] cause [SCAR25] and [SCAR31] respectively.") == [
         ("ATG5", "SCAR25", "associated_with", False, False),
