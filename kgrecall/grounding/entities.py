@@ -263,6 +263,7 @@ class EntityExtractor:
             named = self._widened(text, self._dictionary(text, taken, self.index), taken)
             named = [part for mention in named for part in self._gene_and_name(mention)]
             named = self._forms_of(text, named, self.index)
+            named = _anaphora(text, named, self.index)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
             # phenotype ("frequent falls") still mentions the KG's broader one
@@ -1071,6 +1072,8 @@ _FORM_OF = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+#: A disease named again by its kind: "the syndrome", "this disorder".
+_DEFINITE_DISEASE = re.compile(r"\b(?:the|this)\s+(?:syndrome|disorder|disease|condition)\b", re.I)
 #: Words before "form of" that qualify no record: "the same form of", "a common form of".
 _NO_FORM_QUALIFIERS = frozenset(
     {"same", "other", "common", "commonest", "most", "rare", "rarest", "main", "usual", "typical",
@@ -1229,6 +1232,27 @@ _OTHER_SENSES: tuple[
         ),
     )
 )
+
+
+def _anaphora(text: str, named: list[EntityMention], index: EntityIndex) -> list[EntityMention]:
+    """ "Lowe syndrome is not in the differential; the syndrome is filed as an eye disorder":
+    "the syndrome" (the disorder, the disease, the condition) after a disease's name in the
+    same text is that disease, when only one disease is named before it."""
+    found = list(named)
+    for match in _DEFINITE_DISEASE.finditer(text):
+        before = [m for m in named if m.end <= match.start()]
+        diseases = {m.id for m in before if index.type_of(m.id) == "disease"}
+        if len(diseases) != 1 or any(
+            m.start < match.end() and m.end > match.start() for m in named
+        ):
+            continue
+        found.append(
+            EntityMention(
+                text=match.group(0), start=match.start(), end=match.end(), id=diseases.pop(),
+                kind="dictionary", in_kg=True,
+            )
+        )  # fmt: skip
+    return sorted(found, key=lambda m: m.start)
 
 
 def _closes_unopened(phrase: str) -> bool:

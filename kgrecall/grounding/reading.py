@@ -64,6 +64,7 @@ class Assertion:
 
 NEGATION = re.compile(
     r"\b(not(?!\s+only\b)|no|never|none|neither|nor|cannot|fails? to|failed to|lack of|lacks?|"
+    r"rather than|"
     r"lacking|absence of|absent|(?<!with or )without|"
     r"(?:is|are|was|were|does|do|did|has|have)n't)\b",
     re.IGNORECASE,
@@ -124,7 +125,8 @@ _COORDINATED_VERB = re.compile(
 _LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(?:[,;:.!?]|$)")
 #: Text allowed between two mentions of one coordinated run.
 _JOINER = re.compile(
-    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|but (?:not|also)(?:\s+(?:to|in|with|by|"
+    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|rather than(?:\s+as)?(?:\s+(?:an?|the))?|"
+    r"but (?:not|also)(?:\s+(?:to|in|with|by|"
     r"for|of))?)\b"
     r"|/|&)?\s*"
     r"(?:\b(?:both|either)\s+)?",

@@ -445,3 +445,11 @@ def test_a_qualified_form_of_a_disease_is_its_record(extractor: EntityExtractor)
         "Parkinson disease": "MONDO:0005180"
     }
     assert "Parkinson disease" in ids(extractor, "It is a common form of Parkinson disease.")
+
+
+def test_the_syndrome_after_one_disease_is_that_disease(extractor: EntityExtractor) -> None:
+    text = "Lowe syndrome is rare; the syndrome is filed as an eye disorder."
+    assert ids(extractor, text)["the syndrome"] == ids(extractor, text)["Lowe syndrome"]
+    # after two diseases it could be either: no mention
+    text = "Lowe syndrome and Joubert syndrome differ; the syndrome is rare."
+    assert "the syndrome" not in ids(extractor, text)

@@ -272,6 +272,14 @@ def test_a_step_within_a_process_is_part_of_it() -> None:
     ]
 
 
+def test_rather_than_denies_what_follows_it() -> None:
+    text = "[Lowe] is filed as an [eye disorder] rather than as an [renal tubular disease]."
+    assert read(text) == [
+        ("Lowe", "eye disorder", "subclass_of", False, False),
+        ("Lowe", "renal tubular disease", "subclass_of", False, True),
+    ]
+
+
 def test_respectively_pairs_the_lists_one_each() -> None:
     assert read("[ATG5] and [ATG7] cause [SCAR25] and [SCAR31] respectively.") == [
         ("ATG5", "SCAR25", "associated_with", False, False),
