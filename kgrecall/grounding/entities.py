@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Literal
 
@@ -255,15 +255,26 @@ class EntityExtractor:
                 for xref in node.properties.get("xrefs", ()):
                     self._by_xref.setdefault(str(xref), node.id)
 
-    def extract(self, text: str) -> list[EntityMention]:
-        """Non-overlapping mentions, left to right; identifiers win over names."""
+    def sole_disease(self, mentions: Sequence[EntityMention]) -> str | None:
+        """The one disease ``mentions`` name (None for none or several): what "the syndrome"
+        in the next sentence refers to."""
+        if self.index is None:
+            return None
+        index = self.index
+        diseases = {m.id for m in mentions if m.in_kg and index.type_of(m.id) == "disease"}
+        return diseases.pop() if len(diseases) == 1 else None
+
+    def extract(self, text: str, *, topic: str | None = None) -> list[EntityMention]:
+        """Non-overlapping mentions, left to right; identifiers win over names. ``topic``: the
+        disease the text before named ("the syndrome" refers to it when this text names no
+        disease before)."""
         taken = Spans()
         found = self._identifiers(text, taken)
         if self.index is not None:
             named = self._widened(text, self._dictionary(text, taken, self.index), taken)
             named = [part for mention in named for part in self._gene_and_name(mention)]
             named = self._forms_of(text, named, self.index)
-            named = _anaphora(text, named, self.index)
+            named = _anaphora(text, named, self.index, topic)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
             # phenotype ("frequent falls") still mentions the KG's broader one
@@ -1234,14 +1245,19 @@ _OTHER_SENSES: tuple[
 )
 
 
-def _anaphora(text: str, named: list[EntityMention], index: EntityIndex) -> list[EntityMention]:
+def _anaphora(
+    text: str, named: list[EntityMention], index: EntityIndex, topic: str | None = None
+) -> list[EntityMention]:
     """ "Lowe syndrome is not in the differential; the syndrome is filed as an eye disorder":
     "the syndrome" (the disorder, the disease, the condition) after a disease's name in the
-    same text is that disease, when only one disease is named before it."""
+    same text is that disease, when only one disease is named before it — or, when none is,
+    the ``topic`` the text before named."""
     found = list(named)
     for match in _DEFINITE_DISEASE.finditer(text):
         before = [m for m in named if m.end <= match.start()]
         diseases = {m.id for m in before if index.type_of(m.id) == "disease"}
+        if not diseases and topic is not None:
+            diseases = {topic}
         if len(diseases) != 1 or any(
             m.start < match.end() and m.end > match.start() for m in named
         ):

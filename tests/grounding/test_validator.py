@@ -225,3 +225,21 @@ def test_predicates_are_read_outside_entity_names(demo: NetworkXStore) -> None:
         "the claim says subclass_of, the KG relates OMIM:300243 and HP:0002487 only by "
         "has_phenotype"
     ]
+
+
+def test_the_syndrome_refers_to_the_disease_the_sentence_before_named(
+    demo: NetworkXStore,
+) -> None:
+    result = KGGroundingValidator(demo).validate(
+        "We saw a boy with Lowe syndrome. The syndrome is associated with OCRL."
+    )
+    first, second = result.claims
+    assert [e.id for e in second.entities] == ["OMIM:309000", "NCBIGene:4952"]
+    assert [(p.subject, p.object, p.label) for p in second.pairs] == [
+        ("OMIM:309000", "NCBIGene:4952", "grounded")
+    ]
+    # two diseases before: no referent
+    result = KGGroundingValidator(demo).validate(
+        "Lowe syndrome and Joubert syndrome differ. The syndrome is associated with OCRL."
+    )
+    assert [e.id for e in result.claims[1].entities] == ["NCBIGene:4952"]
