@@ -1142,6 +1142,13 @@ _OTHER_SENSES: tuple[
             r"inferolateral|anterolateral|basal)\b",
             _CLINICAL_TYPES,
         ),
+        # a kind of cell: "Alzheimer type II astrocytes", "type 2 fibres"
+        (
+            r"(?i).*\btype\s+\S+",
+            None,
+            r"^\s*(?:astrocytes?|cells?|neurons?|fib(?:re|er)s?|glia)\b",
+            _CLINICAL_TYPES,
+        ),
         # growing axons: "axon fasciculation"
         (r"(?i)fasciculations?", r"\b(?:axons?|axonal|neurites?)\s+$", None, _CLINICAL_TYPES),
         # a laboratory test's result: "The DAT was positive for IgG"

@@ -93,6 +93,9 @@ _ASCII_GREEK_NAMES = {"a": "alpha", "b": "beta", "g": "gamma", "d": "delta"}
 #: An adjective written both ways: "neurological" and "neurologic".
 _OLOGICAL = re.compile(r"(?<=[a-z])ological$")
 _ISMUS = re.compile(r"(?<=[a-z]{4})ismus$")
+#: The word before a subtype's code that people leave out ("Gaucher type 1").
+_KIND_BEFORE_CODE = frozenset({"disease", "syndrome"})
+_TYPE_CODE = re.compile(r"(?i)\btype\s+\S+\s*$")
 #: Words that abbreviate two ("mtDNA repair" is GO's "mitochondrial DNA repair").
 _SPELT_OUT = {"mtdna": "mitochondrial dna"}
 #: British → American spellings, as (pattern, replacement) on one word.
@@ -220,6 +223,15 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
         fold(head).split() if head else [],
     ):
         keys.add(" ".join(word_key(w) for w in words))
+        if (
+            len(words) >= 3
+            and words[-2] in _KIND_BEFORE_CODE
+            and any(c.isdigit() for c in words[-1])
+            and _TYPE_CODE.search(text)
+        ):
+            # "Gaucher disease type 1" is written "Gaucher type 1" too (not "Alzheimer disease
+            # 2": "Alzheimer type II" is an astrocyte)
+            keys.add(" ".join(word_key(w) for w in (*words[:-2], words[-1])))
     keys |= {key[: -len(tail)] for key in keys for tail in _GENERIC_TAILS if key.endswith(tail)}
     keys.discard("")
     return keys

@@ -326,6 +326,7 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("Variants in strong LD with the lead SNP were kept.", "LD"),  # linkage
         ("Echo showed akinesia of the apical segments.", "akinesia"),  # the heart
         ("Axon fasciculation depends on adhesion molecules.", "fasciculation"),  # axons
+        ("Alzheimer type II astrocytes were abundant.", "Alzheimer type II"),  # a cell
         ("Lecture recordings are posted on Canvas.", "Canvas"),  # a word, not CANVAS
         (
             "AOA1 is the broader category into which ataxia-telangiectasia-like disorder falls.",
@@ -344,6 +345,10 @@ def test_the_same_names_in_their_own_sense_are_mentions(extractor: EntityExtract
     assert ids(extractor, "FIG4 mutations cause a neuropathy.")["FIG4"] == "NCBIGene:9896"
     assert "hypokinesia" in {k.lower() for k in ids(extractor, "Hypokinesia and rigidity.")}
     assert "tau" in ids(extractor, "Aggregated tau was found in neurons.")
+    # a subtype's name without its "disease"
+    assert ids(extractor, "Parkinsonism develops in Gaucher type 1.")["Gaucher type 1"] == (
+        "ORPHA:77259"
+    )
 
 
 def test_compounds_no_vocabulary_names_are_outside_the_kg(extractor: EntityExtractor) -> None:

@@ -233,7 +233,7 @@ def test_the_syndrome_refers_to_the_disease_the_sentence_before_named(
     result = KGGroundingValidator(demo).validate(
         "We saw a boy with Lowe syndrome. The syndrome is associated with OCRL."
     )
-    first, second = result.claims
+    _, second = result.claims
     assert [e.id for e in second.entities] == ["OMIM:309000", "NCBIGene:4952"]
     assert [(p.subject, p.object, p.label) for p in second.pairs] == [
         ("OMIM:309000", "NCBIGene:4952", "grounded")

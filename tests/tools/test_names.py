@@ -120,6 +120,13 @@ def test_name_keys_cover_the_inverted_form() -> None:
     )
 
 
+def test_a_subtype_is_keyed_without_its_kind_before_the_type() -> None:
+    assert "gaucher 1" in name_keys("Gaucher disease type 1")
+    assert "bartter 4a" in name_keys("Bartter syndrome, type 4A")
+    # a numbered member without "type" keeps its kind: "Alzheimer type II" is an astrocyte
+    assert name_keys("Alzheimer disease 2") == {"alzheimer disease 2"}
+
+
 def test_name_keys_spell_out_latin_endings_and_mtdna() -> None:
     assert name_keys("Hemiballism") == name_keys("Hemiballismus") == {"hemiballism"}
     assert name_keys("mtDNA repair") == name_keys("mitochondrial DNA repair")
