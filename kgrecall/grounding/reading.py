@@ -157,6 +157,12 @@ _DENIED_FEATURE = re.compile(
     r"present|a\s+feature|typical|expected)\b",
     re.IGNORECASE,
 )
+#: A claim's end that denies it of one more subject: ", but SPATA7 is not."
+_ELLIPTICAL_DENIAL = re.compile(
+    r",?\s+but\s+(?P<who>X+)\s+(?:is|are|was|were|does|do|did|has|have|can)\s*(?:not|n['’]t)"
+    r"\s*[.;]?\s*$",
+    re.IGNORECASE,
+)
 #: How far before a mention :data:`_EXPERIMENTAL_MATERIAL` looks.
 _EXPERIMENT_WINDOW = 120
 
@@ -349,6 +355,7 @@ def read_assertions(
             row and bool(_DENIED_FEATURE.match(text, spans[second][1]))
         )
         found.append(Assertion(first, second, negated=negated))
+    found += _elliptical_denials(text, spans, found)
     # a reagent or a cell line the claim was tested with, or a sample, is no part of it
     material = {
         index
@@ -362,6 +369,25 @@ def read_assertions(
         )
     }
     return [a for a in found if a.subject not in material and a.object not in material]
+
+
+def _elliptical_denials(
+    text: str, spans: Sequence[tuple[int, int]], found: Sequence[Assertion]
+) -> list[Assertion]:
+    """ "A and B are linked to Y, but C is not": C is denied what the claim said of its
+    subjects, with the same relation and object."""
+    match = _ELLIPTICAL_DENIAL.search(text)
+    if match is None:
+        return []
+    denied = next((i for i, (start, _) in enumerate(spans) if start == match.start("who")), None)
+    said = [a for a in found if a.relations and not a.negated and a.subject != denied]
+    if denied is None or not said or any(a.subject == denied for a in found):
+        return []
+    last = said[-1]
+    objects = dict.fromkeys(
+        a.object for a in said if a.relations == last.relations and a.object != denied
+    )
+    return [Assertion(denied, obj, last.relations, last.inverse, negated=True) for obj in objects]
 
 
 def _ranked_pair(text: str, spans: Sequence[tuple[int, int]]) -> Assertion | None:

@@ -280,6 +280,14 @@ def test_rather_than_denies_what_follows_it() -> None:
     ]
 
 
+def test_but_not_at_the_end_denies_the_claim_of_one_more_subject() -> None:
+    text = "[LRAT] and [LCA5] are linked to [retinal dystrophy], but [SPATA7] is not."
+    assert read(text)[-1] == ("SPATA7", "retinal dystrophy", "associated_with", False, True)
+    # "is not mentioned" says something else
+    text = "[X] is associated with [Y] but [Z] is not mentioned."
+    assert read(text) == [("X", "Y", "associated_with", False, False)]
+
+
 def test_respectively_pairs_the_lists_one_each() -> None:
     assert read("[ATG5] and [ATG7] cause [SCAR25] and [SCAR31] respectively.") == [
         ("ATG5", "SCAR25", "associated_with", False, False),
