@@ -42,7 +42,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/16"
+FORMAT = "kgrecall-name-tables/17"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -369,6 +369,11 @@ def _add_name(
         initials = acronym_of_folded(folded.split())
         if initials:
             entries["acronym"][initials].append(entry)
+        words = folded.split()
+        if "of" in words[1:-1]:  # "freezing of gait": FOG, as people spell it, besides FG
+            with_of = acronym_of_folded([w if w != "of" else "o" for w in words])
+            if with_of and with_of != initials:
+                entries["acronym"][with_of].append(entry)
         eponyms = _EPONYMS.match(name)
         if eponyms:  # "Gerstmann-Straussler-Scheinker syndrome": GSS
             parts = re.split(r"[-–]", eponyms.group("parts"))

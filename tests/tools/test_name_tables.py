@@ -82,3 +82,8 @@ def test_a_trivial_name_inside_an_approved_name_is_filed(demo: NetworkXStore) ->
     }
     # a word several genes' names hold, or an enzyme class, names none of them
     assert not index.lookup("lectin") and not index.lookup("peptidase")
+
+
+def test_an_acronym_may_spell_the_of_in_a_name(demo: NetworkXStore) -> None:
+    # "Freezing of gait" is FOG as people write it (and FG by the initials rule)
+    assert [e.id for e in EntityIndex(demo).link("FOG", k=1)] == ["HP:0031825"]
