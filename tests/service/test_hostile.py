@@ -47,9 +47,9 @@ def test_a_timed_out_request_stops_its_work(
     extractor = service.resources("demo").validator.extractor
     original = extractor.extract
 
-    def slow_extract(text: str) -> object:
+    def slow_extract(text: str, *, topic: str | None = None) -> object:
         time.sleep(0.02)  # 400 claims × 20 ms: 8 s of work without a deadline
-        return original(text)
+        return original(text, topic=topic)
 
     finished = threading.Event()
     ground = service.ground
