@@ -1084,7 +1084,9 @@ _FORM_OF = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 #: A disease named again by its kind: "the syndrome", "this disorder".
-_DEFINITE_DISEASE = re.compile(r"\b(?:the|this)\s+(?:syndrome|disorder|disease|condition)\b", re.I)
+_DEFINITE_DISEASE = re.compile(
+    r"\b(?:the|this)\s+(?:syndrome|disorder|disease|condition)\b", re.IGNORECASE
+)
 #: Words before "form of" that qualify no record: "the same form of", "a common form of".
 _NO_FORM_QUALIFIERS = frozenset(
     {"same", "other", "common", "commonest", "most", "rare", "rarest", "main", "usual", "typical",

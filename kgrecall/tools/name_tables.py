@@ -296,11 +296,12 @@ def _protein_name_variants(name: str) -> list[str]:
 def _add_trivial_names(
     entries: dict[str, dict[str, list[Entry]]], nodes: Sequence[Node], store: GraphStore
 ) -> None:
-    """HGNC's "tafazzin, phospholipid-lysophospholipid transacylase", "obscurin, cytoskeletal
-    calmodulin and titin-interacting RhoGEF": one word of a gene's approved name between
-    commas is the protein's trivial name, filed for the gene and the protein it encodes —
-    when no other HGNC gene's approved name holds the word (not "lectin", "actinin"), and it
-    is no enzyme class ("-ase"), no adjective or disease word and no everyday word."""
+    """HGNC's "tafazzin, phospholipid-lysophospholipid transacylase", "EPM2A glucan
+    phosphatase, laforin": one word of a gene's approved name between commas is the
+    protein's trivial name, filed for the gene and the protein it encodes — when no other
+    HGNC gene's approved name holds the word (not "lectin", "actinin", nor "obscurin", which
+    OBSL1's name holds too), and it is no enzyme class ("-ase"), no adjective or disease word
+    and no everyday word."""
     genes = read_hgnc_names()
     owners: dict[str, int] = defaultdict(int)
     for gene in genes:
@@ -371,6 +372,7 @@ def _add_name(
             entries["acronym"][initials].append(entry)
         words = folded.split()
         if "of" in words[1:-1]:  # "freezing of gait": FOG, as people spell it, besides FG
+            # "of" is a filler the initials skip: spelt "o", it is a word like the others
             with_of = acronym_of_folded([w if w != "of" else "o" for w in words])
             if with_of and with_of != initials:
                 entries["acronym"][with_of].append(entry)
