@@ -818,7 +818,10 @@ class EntityExtractor:
             if all(w.casefold() in own_words for w in added):
                 continue  # nothing new: "walk, and | inability to walk"
             entity = index.closest_name(
-                text[start:end], node_type, required=words if coordinated else added
+                text[start:end],
+                node_type,
+                required=words if coordinated else added,
+                anchor=text[own[0] : own[1]],
             )
             if entity is not None:
                 return start, end, entity

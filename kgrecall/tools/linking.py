@@ -280,16 +280,19 @@ class EntityIndex:
         return _content_words(word) <= self._name_content[0].keys()
 
     def closest_name(
-        self, phrase: str, node_type: str, *, required: Collection[str]
+        self, phrase: str, node_type: str, *, required: Collection[str], anchor: str = ""
     ) -> LinkedEntity | None:
         """The entity of ``node_type`` with a name close to ``phrase`` word for word (token F1
-        over content words ≥ ``CLOSE_NAME_F1``) that holds every content word of ``required``
-        and every member number of ``phrase`` — how the grounding NER tells "Charcot-Marie-Tooth
-        disease type 2EE" from "Charcot-Marie-Tooth disease" without a fuzzy engine. The best
-        F1 wins, then the better connected entity; None when none is close (always for genes
-        and proteins)."""
+        over content words ≥ ``CLOSE_NAME_F1``) that holds every content word of ``required``,
+        every member number of ``phrase`` and, when ``anchor`` (the name the phrase widens)
+        has words other than a class word, one of them — how the grounding NER tells
+        "Charcot-Marie-Tooth disease type 2EE" from "Charcot-Marie-Tooth disease" without a
+        fuzzy engine, and why "late-onset Pompe disease" is not "late-onset Parkinson
+        disease". The best F1 wins, then the better connected entity; None when none is
+        close (always for genes and proteins)."""
         postings, content = self._name_content
         words = _content_words(phrase)
+        anchored = _content_words(anchor) - _CLASS_WORDS
         wanted = {w for word in required for w in _content_words(word)}
         candidates = [postings.get(word, set()) for word in wanted]
         if not wanted or not words or not all(candidates):
@@ -301,6 +304,8 @@ class EntityIndex:
             if self._types[position] == node_type
             for name_words, name in content[position]
             if wanted <= name_words
+            and (not anchored or not anchored.isdisjoint(name_words))
+            and not _leaves_out_a_part(name, words)
             and _holds_numbers(name_words, numbers)
             and (similarity := _token_f1(words, name_words)) >= CLOSE_NAME_F1
         ]
@@ -932,6 +937,19 @@ def _content_words(text: str) -> set[str]:
     return {word_key(w) for w in fold(text).split() if w not in _NOT_CONTENT}
 
 
+def _leaves_out_a_part(name: str, words: AbstractSet[str]) -> bool:
+    """Whether ``name`` joins parts ("Myopathy, proximal, and ophthalmoplegia", "X with
+    deafness") of which ``words`` name none of one: "proximal myopathy" is not that disease."""
+    parts = [_content_words(part) for part in _NAME_PARTS.split(fold(name))]
+    return len(parts) > 1 and any(part and part.isdisjoint(words) for part in parts)
+
+
+#: Where a name joins its parts.
+_NAME_PARTS = re.compile(r"\b(?:and|with|plus)\b")
+#: Words that name a class of entity, not which one ("Pompe disease" is named by "Pompe").
+_CLASS_WORDS = frozenset(
+    word_key(w) for w in ("disease", "syndrome", "disorder", "deficiency", "type", "form")
+)
 #: Words :func:`_content_words` leaves out.
 _NOT_CONTENT = FILLERS | {"and", "or", "variant", "subtype"}
 

@@ -42,7 +42,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/17"
+FORMAT = "kgrecall-name-tables/18"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -268,6 +268,8 @@ class NameTables:
 
 
 #: OMIM's name of a susceptibility: "KURU, SUSCEPTIBILITY TO", "… SUSCEPTIBILITY TO, 2".
+#: A name filed with its abbreviation: "HCM - hypertrophic cardiomyopathy".
+_GLOSSED_ABBREVIATION = re.compile(r"^(?P<short>[A-Z]{3,6})\s+[-–]\s+(?P<long>\w.+)$")
 _SUSCEPTIBILITY = re.compile(r"^(?P<what>.+?),?\s+susceptibility to(?:,\s*\d+\w?)?$", re.IGNORECASE)
 #: A collagen chain's HGNC name: its type is how people name the collagen.
 _COLLAGEN_CHAIN = re.compile(r"^collagen type (?P<type>[IVXL]+) alpha \d+ chain$", re.IGNORECASE)
@@ -330,11 +332,25 @@ def _add_trivial_names(
             entries["normalized"][word_key(word)].append((position[node.id], word))
 
 
+def _initial_spelling(short: str, long: str) -> bool:
+    """Whether ``short`` opens with the first letter of ``long`` and spells, in order, letters
+    of its words ("HCM": hypertrophic cardiomyopathy; not "CA" for "skin cancer")."""
+    if short[0].casefold() != long[0].casefold():
+        return False
+    letters = iter(long.casefold())
+    return all(character in letters for character in short.casefold())
+
+
 def _add_name(
     entries: dict[str, dict[str, list[Entry]]], position: int, node: Node, name: str
 ) -> None:
     """File one name of the node at ``position`` under every tier key it has."""
     if not name.strip():
+        return
+    glossed = _GLOSSED_ABBREVIATION.match(name)
+    if glossed and _initial_spelling(glossed["short"], glossed["long"]):
+        for part in (glossed["short"], glossed["long"]):  # MONDO's "HCM - hypertrophic …"
+            _add_name(entries, position, node, part)
         return
     entry = (position, name)
     if node.type in _SYMBOL_TYPES and is_symbol(name):

@@ -87,3 +87,28 @@ def test_a_trivial_name_inside_an_approved_name_is_filed(demo: NetworkXStore) ->
 def test_an_acronym_may_spell_the_of_in_a_name(demo: NetworkXStore) -> None:
     # "Freezing of gait" is FOG as people write it (and FG by the initials rule)
     assert [e.id for e in EntityIndex(demo).link("FOG", k=1)] == ["HP:0031825"]
+
+
+def test_an_abbreviation_filed_with_its_name_is_both(demo: NetworkXStore) -> None:
+    # MONDO files "HCM - hypertrophic cardiomyopathy" as one synonym of MONDO:0005045
+    index = EntityIndex(demo)
+    assert [e.id for e in index.link("HCM", k=1)] == ["MONDO:0005045"]
+    assert "MONDO:0005045" in {e.id for e in index.lookup("hypertrophic cardiomyopathy")}
+    # a short form that does not spell its name from the first letter is not filed:
+    # MONDO's "CA - skin cancer"
+    assert "MONDO:0002898" not in {e.id for e in index.lookup("CA")}
+
+
+def test_a_widened_name_keeps_a_word_of_the_name_it_widens(demo: NetworkXStore) -> None:
+    index = EntityIndex(demo)
+    phrase, added = "late-onset Pompe disease", ["late-onset"]
+    # by words alone, "late onset Parkinson disease" is as close as any name
+    loose = index.closest_name(phrase, "disease", required=added)
+    assert loose is not None and loose.id == "OMIM:168600"
+    assert index.closest_name(phrase, "disease", required=added, anchor="Pompe disease") is None
+
+
+def test_a_close_name_names_every_part_it_joins(demo: NetworkXStore) -> None:
+    # "Myopathy, proximal, and ophthalmoplegia" joins two parts; "proximal myopathy" names one
+    found = EntityIndex(demo).closest_name("proximal myopathy", "disease", required=["proximal"])
+    assert found is None or found.id != "OMIM:605637"
