@@ -417,6 +417,8 @@ class EntityExtractor:
                     entity_id = other_symbols().get(phrase.upper())  # "TrkC": alias TRKC
                 if entity_id is None and " " in key and key.endswith("s"):
                     entity_id = folded.get(key[:-1])  # "Kayser-Fleischer rings"
+                if entity_id is None and "-" in phrase and " " in key:
+                    entity_id = folded.get(key.replace(" ", ""))  # "pre-excitation"
                 if entity_id is None:
                     continue
                 if entity_id.startswith("MESH:") and _PROTEIN_HEAD.match(text, end):

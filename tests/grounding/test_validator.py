@@ -85,6 +85,8 @@ def test_phenotypes_diseases_and_genes_the_kg_lacks_are_recognised(demo: Network
         ("Wilson disease presents with Kayser-Fleischer rings.", "HP:0200032"),  # HPO
         ("ATOX1 is associated with Wilson disease.", "HGNC:798"),  # HGNC symbol
         ("Tremor is a feature of occipital horn syndrome.", "MONDO:0010572"),  # MONDO
+        # HPO writes "Preexcitation": a hyphen the vocabulary's name does not have
+        ("Danon disease often gives pre-excitation.", "HP:0004309"),
     ]:
         [claim] = validator.validate(sentence).claims
         assert [e.id for e in claim.entities if not e.in_kg] == [outside_id], sentence
