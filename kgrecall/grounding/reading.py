@@ -126,7 +126,7 @@ _LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(
 #: Text allowed between two mentions of one coordinated run.
 _JOINER = re.compile(
     r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|rather than(?:\s+as)?(?:\s+(?:an?|the))?|"
-    r"but (?:not|also)(?:\s+(?:to|in|with|by|"
+    r"and not(?:\s+(?:an?|the))?|but (?:not|also)(?:\s+(?:to|in|with|by|"
     r"for|of))?)\b"
     r"|/|&)?\s*"
     r"(?:\b(?:both|either)\s+)?",
@@ -570,15 +570,30 @@ def _predicates(
 def _run(text: str, spans: Sequence[tuple[int, int]], candidates: range, *, step: int) -> list[int]:
     """The coordinated run of mentions nearest a predicate: from the first candidate on
     (objects, ``step`` 1) or back from it (subjects, ``step`` -1), while only a joiner
-    separates them; at most ``MAX_RUN`` long."""
+    separates them; at most ``MAX_RUN`` long. A mention that ends a fronted phrase of place
+    or time ("In the extrasynaptic sarcolemma, X binds Y") is no list item of the next."""
     run: list[int] = []
     for index in candidates:
         if run:
             left, right = sorted((run[-1], index))
-            if len(run) == MAX_RUN or not _JOINER.fullmatch(text, spans[left][1], spans[right][0]):
+            if (
+                len(run) == MAX_RUN
+                or not _JOINER.fullmatch(text, spans[left][1], spans[right][0])
+                or (
+                    _FRONTED_PHRASE.fullmatch(text, 0, spans[left][0])
+                    and text[spans[left][1] : spans[right][0]].strip() == ","
+                )
+            ):
                 break
         run.append(index)
     return sorted(run)
+
+
+#: The opening of a sentence's fronted phrase of place or time, up to a mention in it.
+_FRONTED_PHRASE = re.compile(
+    r"\s*(?:in|at|on|within|inside|throughout|across|among|during|after|before)\b[^,;:]*",
+    re.IGNORECASE,
+)
 
 
 def _governor(

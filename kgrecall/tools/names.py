@@ -98,6 +98,16 @@ _KIND_BEFORE_CODE = frozenset({"disease", "syndrome"})
 _TYPE_CODE = re.compile(r"(?i)\btype\s+\S+\s*$")
 #: Words that abbreviate two ("mtDNA repair" is GO's "mitochondrial DNA repair").
 _SPELT_OUT = {"mtdna": "mitochondrial dna"}
+#: Latin and Greek plurals of biomedical nouns, which :func:`singular` cannot undo.
+_LATIN_PLURALS = {
+    "mitochondria": "mitochondrion", "ganglia": "ganglion", "nuclei": "nucleus",
+    "cilia": "cilium", "flagella": "flagellum", "septa": "septum", "sulci": "sulcus",
+    "gyri": "gyrus", "vertebrae": "vertebra", "bronchi": "bronchus", "foci": "focus",
+    "loci": "locus", "stimuli": "stimulus", "phenomena": "phenomenon", "criteria": "criterion",
+    "bacteria": "bacterium", "fungi": "fungus", "lamellae": "lamella",
+}  # fmt: skip
+#: Words names use interchangeably, keyed as one.
+_SAME_AS = {"disorder": "disease"}
 #: British → American spellings, as (pattern, replacement) on one word.
 _AMERICAN = [
     (re.compile(r"(?<=[a-z]{3})is(ed|ing|ation|ations|er|ers)$"), r"iz\1"),
@@ -154,10 +164,15 @@ def word_key(word: str) -> str:
     """One folded word as name keys hold it: American spelling, singular, an "-ological"
     adjective as "-ologic" ("paraneoplastic neurological syndromes" is MONDO's
     "paraneoplastic neurologic syndrome"), a Latin "-ismus" as "-ism" ("hemiballism" is
-    HPO's "Hemiballismus"), and "mtDNA" spelt out."""
+    HPO's "Hemiballismus"), "mtDNA" spelt out, a Latin or Greek plural as its singular
+    ("autophagy of mitochondria" is GO's "autophagy of mitochondrion"), and "disorder" as
+    "disease" ("a lipid storage disorder" is MONDO's "lipid storage disease")."""
     if word in _SPELT_OUT:
         return _SPELT_OUT[word]
-    return _ISMUS.sub("ism", _OLOGICAL.sub("ologic", singular(americanize(word))))
+    if word in _LATIN_PLURALS:
+        return _LATIN_PLURALS[word]
+    key = _ISMUS.sub("ism", _OLOGICAL.sub("ologic", singular(americanize(word))))
+    return _SAME_AS.get(key, key)
 
 
 def singular(word: str) -> str:

@@ -280,6 +280,22 @@ def test_rather_than_denies_what_follows_it() -> None:
     ]
 
 
+def test_a_fronted_phrase_of_place_is_no_subject() -> None:
+    text = "In the [sarcolemma], [laminin α2] binds [integrin α7]."
+    assert read(text) == [("laminin α2", "integrin α7", "interacts_with", False, False)]
+    # a list of subjects still runs across commas
+    text = "[Agrin], [LRP4] and [MuSK] bind [DOK7]."
+    assert [pair[0] for pair in read(text)] == ["Agrin", "LRP4", "MuSK"]
+
+
+def test_and_not_denies_the_second_object() -> None:
+    text = "[Pompe disease] is a [glycogen storage disease] and not a [lipid storage disorder]."
+    assert read(text) == [
+        ("Pompe disease", "glycogen storage disease", "subclass_of", False, False),
+        ("Pompe disease", "lipid storage disorder", "subclass_of", False, True),
+    ]
+
+
 def test_but_not_at_the_end_denies_the_claim_of_one_more_subject() -> None:
     text = "[LRAT] and [LCA5] are linked to [retinal dystrophy], but [SPATA7] is not."
     assert read(text)[-1] == ("SPATA7", "retinal dystrophy", "associated_with", False, True)

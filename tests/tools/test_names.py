@@ -134,6 +134,10 @@ def test_name_keys_spell_out_latin_endings_and_mtdna() -> None:
     assert name_keys("Ismus") == {"ismus"}
 
 
+def test_name_keys_take_disorder_for_disease() -> None:
+    assert name_keys("lipid storage disorders") == name_keys("Lipid storage disease")
+
+
 def test_word_bag_ignores_order_fillers_and_ing_forms() -> None:
     assert word_bag("dementia with Lewy bodies") == word_bag("Dementia, lewy body")
     assert word_bag("tremor at rest") == word_bag("Resting tremor")
@@ -205,3 +209,8 @@ def test_name_keys_leave_out_a_generic_tail_people_do_not_write() -> None:
         "sonic hedgehog",
     }
     assert name_keys("signaling molecule") == {"signaling molecule"}  # never an empty key
+
+
+def test_name_keys_take_a_latin_plural_for_its_singular() -> None:
+    assert name_keys("autophagy of mitochondria") == name_keys("autophagy of mitochondrion")
+    assert name_keys("basal ganglia") == name_keys("basal ganglion")
