@@ -274,6 +274,7 @@ class EntityExtractor:
             named = self._widened(text, self._dictionary(text, taken, self.index), taken)
             named = [part for mention in named for part in self._gene_and_name(mention)]
             named = self._forms_of(text, named, self.index)
+            named = self._elided_forms(text, named, self.index, topic)
             named = _anaphora(text, named, self.index, topic)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
@@ -337,6 +338,63 @@ class EntityExtractor:
                 )
             )  # fmt: skip
         return found
+
+    def _elided_forms(
+        self, text: str, named: list[EntityMention], index: EntityIndex, topic: str | None
+    ) -> list[EntityMention]:
+        """A subtype or form named without its disease, which a disease named before it in
+        the text (else ``topic``) supplies: "Gaucher type 1 …, whereas type 2 and type 3 …",
+        "nemaline myopathy … the severe congenital form" — the KG's record named by those
+        words together (:meth:`EntityIndex.closest_name`), when there is one. A gene or
+        protein in the qualifier gives way ("the LRP5-related form")."""
+        found = list(named)
+        elided: list[EntityMention] = []
+        for match in _ELIDED_FORM.finditer(text):
+            qualifier = match["qualifier"]
+            if qualifier is not None and qualifier.casefold() in _NO_FORM_QUALIFIERS:
+                continue
+            start, end = match.span("qualifier" if qualifier is not None else "kind")
+            inside = [m for m in found if m.start < end and m.end > start]
+            if any(index.type_of(m.id) not in _GENE_TYPES for m in inside):
+                continue  # already a name: "type 2 diabetes", "the juvenile Huntington form"
+            # the disease as written, then as the KG names it ("FEVR": "Familial exudative …")
+            families = [
+                name
+                for m in reversed(found)
+                if m.end <= match.start()
+                and m.in_kg
+                and index.type_of(m.id) == "disease"
+                and m not in elided
+                for name in (m.text, index.names(m.id)[0])
+            ]
+            if topic is not None and index.type_of(topic) == "disease":
+                families.append(index.names(topic)[0])
+            entity = None
+            for family in dict.fromkeys(families):
+                family = _TYPE_CODE_AT_END.sub("", family)  # "Gaucher type 1" → "Gaucher"
+                if not family:
+                    continue
+                if qualifier is None:
+                    phrase, words = f"{family} type {match['code']}", [match["code"]]
+                else:
+                    phrase, words = f"{qualifier} {family}", [qualifier]
+                entity = index.closest_name(phrase, "disease", required=words, anchor=family)
+                if entity is not None:
+                    break
+            if entity is None:
+                continue
+            start, end = (
+                (match.start(), match.end("code")) if qualifier is None else (start, match.end())
+            )
+            found = [m for m in found if m.end <= start or m.start >= end]
+            elided.append(
+                EntityMention(
+                    text=text[start:end], start=start, end=end, id=entity.id, kind="dictionary",
+                    in_kg=True,
+                )
+            )  # fmt: skip
+            found.append(elided[-1])
+        return sorted(found, key=lambda m: m.start)
 
     def _disease_glosses(
         self, text: str, found: list[EntityMention], index: EntityIndex
@@ -1088,6 +1146,17 @@ _FORM_OF = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+#: A subtype or a form without its disease's name: "type 2", "the severe congenital form".
+_ELIDED_FORM = re.compile(
+    r"\b(?P<kind>types?|subtypes?)\s+(?P<code>\d{1,2}[A-Z]?|[IVX]{1,4}[A-Z]?)\b"
+    # not the code of a name that goes on ("type 2 diabetes"): a clause or a list goes on
+    r"(?=\s*(?:[,.;:)]|$|(?:and|or|is|are|was|were|has|have|had|can|may|in|with|of|by|as|"
+    r"but|whereas|while|which|that|involves?|gives?|causes?|presents?|shows?|patients?|"
+    r"cases?|forms?)\b))"
+    r"|\b(?:the|its|their)\s+(?P<qualifier>(?:[\w-]+\s+){0,2}?[\w-]+)\s+forms?\b(?!\s+of\b)",
+)
+#: A subtype's code at the end of a disease's name.
+_TYPE_CODE_AT_END = re.compile(r"(?i)(?:^|[\s,]+)type\s+\S+$")
 #: A disease named again by its kind: "the syndrome", "this disorder".
 _DEFINITE_DISEASE = re.compile(
     r"\b(?:the|this)\s+(?:syndrome|disorder|disease|condition)\b", re.IGNORECASE

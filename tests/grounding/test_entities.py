@@ -452,6 +452,24 @@ def test_a_qualified_form_of_a_disease_is_its_record(extractor: EntityExtractor)
     assert "Parkinson disease" in ids(extractor, "It is a common form of Parkinson disease.")
 
 
+def test_a_subtype_or_form_named_without_its_disease_takes_the_one_before(
+    extractor: EntityExtractor,
+) -> None:
+    text = "Gaucher type 1 spares the brain, whereas type 2 and type 3 involve it."
+    found = ids(extractor, text)
+    assert (found["type 2"], found["type 3"]) == ("OMIM:230900", "OMIM:231000")  # II, III
+    text = "SPEG is linked to the recessive form, DNM2 to autosomal dominant CNM."
+    assert "recessive form" not in ids(extractor, text)  # no disease named before it
+    text = "DNM2 causes autosomal dominant CNM, whereas SPEG is linked to the recessive form."
+    assert ids(extractor, text)["recessive form"] == "ORPHA:169186"
+    # or the disease the claim before named (nemaline myopathy)
+    text = "Falls are common in the severe congenital form."
+    found = {m.text: m.id for m in extractor.extract(text, topic="MONDO:0018958")}
+    assert found["severe congenital form"] == "ORPHA:171430"
+    # a code that goes on into another name is none of the disease's subtypes
+    assert "type 2" not in ids(extractor, "Gaucher disease is unlike type 2 diabetes.")
+
+
 def test_the_syndrome_after_one_disease_is_that_disease(extractor: EntityExtractor) -> None:
     text = "Lowe syndrome is rare; the syndrome is filed as an eye disorder."
     assert ids(extractor, text)["the syndrome"] == ids(extractor, text)["Lowe syndrome"]
