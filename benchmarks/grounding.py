@@ -61,6 +61,11 @@ held out like *test*: only scored, never read. An eighth, ``benchmarks/data/grou
 table, a renal tubular disease MDT note, retinal dystrophy journal-club notes, an inborn errors
 of immunity review), by an eighth helper likewise, outside neurology too, is a development set
 found after the fresh score: first score in ``results/grounding_dev6_first.json``, then read.
+A ninth, ``benchmarks/data/grounding_dev7/`` (5 reports, 162 lines: a connective tissue clinic
+letter, an anaemia teaching handout with a table, endocrine MDT minutes, hepatology
+journal-club notes, a dermatology review), by a ninth helper likewise, on topics none of the
+others covered, is a development set: first score in ``results/grounding_dev7_first.json``,
+then read.
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -99,8 +104,9 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 #: The written report sets: (folder, report file pattern). *dev* reports were read while the
 #: claim reader was developed; *test* reports were written later by another writer and are
-#: only scored; *dev2* to *dev6* reports were written later still by a third to a sixth and an
-#: eighth writer, to find new failure classes (read while developing: not held-out figures);
+#: only scored; *dev2* to *dev7* reports were written later still by a third to a sixth, an
+#: eighth and a ninth writer, to find new failure classes (read while developing: not held-out
+#: figures);
 #: *fresh* reports, by a seventh writer, are held out like *test*: only scored.
 REPORT_SETS = {
     "dev": (HERE / "data" / "grounding", "r*.md"),
@@ -110,6 +116,7 @@ REPORT_SETS = {
     "dev4": (HERE / "data" / "grounding_dev4", "v*.md"),
     "dev5": (HERE / "data" / "grounding_dev5", "w*.md"),
     "dev6": (HERE / "data" / "grounding_dev6", "y*.md"),
+    "dev7": (HERE / "data" / "grounding_dev7", "z*.md"),
     "fresh": (HERE / "data" / "grounding_fresh", "x*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
@@ -782,7 +789,9 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "the *fresh* reports, by a seventh writer on topics outside neurology, are held out "
         "like *test* (their first score: `results/grounding_fresh_first.json`); the *dev6* "
         "reports, by an eighth writer also outside neurology, are a development set (first "
-        "score: `results/grounding_dev6_first.json`). "
+        "score: `results/grounding_dev6_first.json`), and so are the *dev7* reports, by a ninth "
+        "(connective tissue, anaemias, endocrinology, hepatology, dermatology; first score: "
+        "`results/grounding_dev7_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Literal
 
@@ -125,6 +125,10 @@ _INHERITANCE_CUE = re.compile(
     r"(transmi\w*|inherit\w*|penetran\w*|segregat\w*|patterns?|traits?|modes?)", re.I
 )
 _DECIMAL = re.compile(r"\d+\.\d+(?:-\d+(?:\.\d+)?)?")
+#: Words after a defined short form that name its kind, not another entity ("ED syndromes").
+_KIND_WORDS = frozenset(
+    {"syndrome", "syndromes", "disease", "diseases", "disorder", "disorders", "spectrum"}
+)
 #: "long form (SF)": a short form defined in the text.
 _DEFINITION = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,9})\)")
 #: Words either side of a mention searched for a cue.
@@ -264,14 +268,23 @@ class EntityExtractor:
         diseases = {m.id for m in mentions if m.in_kg and index.type_of(m.id) == "disease"}
         return diseases.pop() if len(diseases) == 1 else None
 
-    def extract(self, text: str, *, topic: str | None = None) -> list[EntityMention]:
+    def extract(
+        self,
+        text: str,
+        *,
+        topic: str | None = None,
+        defined: Mapping[str, str | None] | None = None,
+    ) -> list[EntityMention]:
         """Non-overlapping mentions, left to right; identifiers win over names. ``topic``: the
         disease the text before named ("the syndrome" refers to it when this text names no
-        disease before)."""
+        disease before); ``defined``: the short forms the text before defined
+        (:meth:`definitions`), which this text may use alone."""
         taken = Spans()
         found = self._identifiers(text, taken)
         if self.index is not None:
-            named = self._widened(text, self._dictionary(text, taken, self.index), taken)
+            named = self._widened(
+                text, self._dictionary(text, taken, self.index, defined or {}), taken
+            )
             named = [part for mention in named for part in self._gene_and_name(mention)]
             named = self._forms_of(text, named, self.index)
             named = self._elided_forms(text, named, self.index, topic)
@@ -564,9 +577,19 @@ class EntityExtractor:
             ),
         )
 
-    def _dictionary(self, text: str, taken: Spans, index: EntityIndex) -> list[EntityMention]:
+    def definitions(self, text: str) -> dict[str, str | None]:
+        """The short forms ``text`` defines ("Fanconi anaemia (FA)", "The ectodermal
+        dysplasias (EDs)") → the entity their long form names, or None when it names none
+        ("peritoneal dialysis (PD)") — how a report goes on to use them alone."""
+        if self.index is None:
+            return {}
+        return self._definitions(text, list(_TOKEN.finditer(text)), self.index)
+
+    def _dictionary(
+        self, text: str, taken: Spans, index: EntityIndex, earlier: Mapping[str, str | None]
+    ) -> list[EntityMention]:
         tokens = [m for m in _TOKEN.finditer(text)]
-        defined = self._definitions(text, tokens, index)
+        defined = {**earlier, **self._definitions(text, tokens, index)}
         sentences = _Sentences(text)
         mentions: list[EntityMention] = []
         unsupported: set[int] = set()
@@ -678,6 +701,16 @@ class EntityExtractor:
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
                 return (1, entity_id, (), True) if entity_id else None
+            short_form = defined.get(tokens[position].group(0))
+            if (
+                short_form
+                and width > 1
+                and all(
+                    t.group(0).casefold() in _KIND_WORDS
+                    for t in tokens[position + 1 : position + width]
+                )
+            ):  # "ED syndromes" after "ectodermal dysplasias (EDs)"
+                return width, short_form, (), True
             if (
                 width == 1
                 and phrase in _INHERITANCE
@@ -917,6 +950,8 @@ class EntityExtractor:
                     long_form = text[tokens[before - count].start() : tokens[before - 1].end()]
                     found = index.lookup(long_form)
                     defined.setdefault(short, found[0].id if found else None)
+                    if short.endswith("s") and short[:-1].isupper():  # "EDs": "ED" too
+                        defined.setdefault(short[:-1], defined[short])
                     break
         return defined
 

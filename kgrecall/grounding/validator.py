@@ -151,6 +151,7 @@ class KGGroundingValidator:
         claims, extraction, notes = self._claims(report)
         results = []
         topic: str | None = None  # the one disease the claim before named
+        defined: dict[str, str | None] = {}  # short forms the claims before defined
         for claim in claims:
             check_deadline()  # a timed-out request's grounding stops here, not at the end
             if not claim.verbatim:
@@ -159,8 +160,9 @@ class KGGroundingValidator:
             # Entities from the raw span, so their offsets are exact in the report; names
             # outside the KG stay in, so a pair with one is unverifiable, not dropped.
             raw = report[claim.start : claim.end]
-            found = self.extractor.extract(raw, topic=topic)
+            found = self.extractor.extract(raw, topic=topic, defined=defined)
             topic = self.extractor.sole_disease(found)
+            defined.update(self.extractor.definitions(raw))
             # Predicates and negation are read outside the names ("X-linked", "Non-…").
             results.append(self._result(claim, _mask(raw, found), found))
         return GroundingResult.of(results, extraction=extraction, notes=notes)

@@ -245,3 +245,22 @@ def test_the_syndrome_refers_to_the_disease_the_sentence_before_named(
         "Lowe syndrome and Joubert syndrome differ. The syndrome is associated with OCRL."
     )
     assert [e.id for e in result.claims[1].entities] == ["NCBIGene:4952"]
+
+
+def test_a_short_form_the_report_defined_keeps_its_meaning_later(demo: NetworkXStore) -> None:
+    report = (
+        "Fanconi anaemia (FA) is a chromosome instability disorder. "
+        "FA has been linked to BRCA2.\n\n"
+        "The ectodermal dysplasias (EDs) are a large group. "
+        "Trichothiodystrophy is an ED, and CTSC-related disorders are grouped with the ED "
+        "syndromes.\n\n"
+        "She was started on peritoneal dialysis (PD). PD was well tolerated."
+    )
+    claims = KGGroundingValidator(demo).validate(report).claims
+    named = {(c.text.split()[0], e.text): e.id for c in claims for e in c.entities if e.in_kg}
+    # alone, FA is Friedreich ataxia's synonym and ED no disease of its own
+    assert named[("FA", "FA")] == "ORPHA:84"  # Fanconi anemia
+    assert named[("Trichothiodystrophy", "ED")] == "MONDO:0019287"  # ectodermal dysplasia syndrome
+    assert named[("Trichothiodystrophy", "ED syndromes")] == "MONDO:0019287"
+    # a short form defined as something the KG does not name stays unlinked
+    assert not any(e.in_kg for c in claims if c.text.startswith("PD was") for e in c.entities)
