@@ -126,7 +126,7 @@ _LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(
 #: Text allowed between two mentions of one coordinated run.
 _JOINER = re.compile(
     r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|rather than(?:\s+as)?(?:\s+(?:an?|the))?|"
-    r"and not(?:\s+(?:an?|the))?|but (?:not|also)(?:\s+(?:to|in|with|by|"
+    r"and not(?:\s+as)?(?:\s+(?:an?|the))?|but (?:not|also)(?:\s+(?:to|in|with|by|"
     r"for|of))?)\b"
     r"|/|&)?\s*"
     r"(?:\b(?:both|either)\s+)?",

@@ -294,6 +294,8 @@ def test_and_not_denies_the_second_object() -> None:
         ("Pompe disease", "glycogen storage disease", "subclass_of", False, False),
         ("Pompe disease", "lipid storage disorder", "subclass_of", False, True),
     ]
+    text = "[Tyrosinaemia type 2] is classed as a [focal PPK] and not as a [diffuse PPK]."
+    assert read(text)[-1] == ("Tyrosinaemia type 2", "diffuse PPK", "subclass_of", False, True)
 
 
 def test_but_not_at_the_end_denies_the_claim_of_one_more_subject() -> None:
