@@ -187,7 +187,8 @@ _NOT_DESCRIBING = frozenset(
      "into", "over", "mild", "severe", "major", "minor", "overt", "subtle", "clear",
      "certain", "further", "related", "specific", "general", "progressive", "presenting",
      "cardinal", "core", "classic", "classical", "characteristic", "accompanying", "without",
-     "having", "showed", "show", "shows", "were", "have", "been", "also", "only", "both"}
+     "having", "showed", "show", "shows", "were", "have", "been", "also", "only", "both",
+     "diagnostic", "care", "referral", "treatment", "management"}
 )  # fmt: skip
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6

@@ -81,9 +81,9 @@ _CLAUSE_BREAK = re.compile(
     r";|:\s|\s[–—]\s|\((?=[^)]*\))|\)"
     r"|,?\s+\b(?:but(?!\s+(?:not|also)\b)|whereas|although|though|while|however(?!\s*,)|yet|so|because|"
     r"since)\b"
-    r"|,\s+(?:and|or)\s+(?=(?:X+(?:\s*,\s*|\s+(?:and|or)\s+))*(?:[\w'’-]+\s+){0,3}\w+\s+"
+    r"|,\s+(?:and|or)\s+(?=(?:X+(?:\s*,\s*|\s+(?:and|or)\s+))*(?:[\w'’()-]+\s+){0,3}[\w'’()-]+\s+"
     r"(?:is|are|was|were|may|might|can|could|has|have|had|"
-    r"does|do|did|shows?|causes?|presents?)\b)"
+    r"does|do|did|shows?|causes?|presents?|falls?|belongs?|sits?|lies?|results?|remains?)\b)"
     # a gapped clause: ", and [CHCHD10] with [FTD-MND]" repeats the verb of the one before
     r"|,\s+(?:and|or)\s+(?=X+\s+(?:with|to|in|for|as|by)\s+X)",
     re.IGNORECASE,

@@ -476,3 +476,11 @@ def test_the_syndrome_after_one_disease_is_that_disease(extractor: EntityExtract
     # after two diseases it could be either: no mention
     text = "Lowe syndrome and Joubert syndrome differ; the syndrome is rare."
     assert "the syndrome" not in ids(extractor, text)
+
+
+def test_a_pathway_of_care_is_no_process(extractor: EntityExtractor) -> None:
+    text = "The diagnostic pathway is set out in Figure 2.4."
+    assert not [m for m in extractor.extract(text) if "pathway" in m.text]
+    assert [m.text for m in extractor.extract("The retromer pathway is impaired.")] == [
+        "retromer pathway"
+    ]

@@ -280,6 +280,14 @@ def test_rather_than_denies_what_follows_it() -> None:
     ]
 
 
+def test_and_before_a_new_subject_and_its_verb_starts_a_clause() -> None:
+    text = "[Macrocytic anaemia] is a subgroup of [anaemia], and [MA] falls within it."
+    assert read(text) == [("Macrocytic anaemia", "anaemia", "subclass_of", False, False)]
+    # a glossed subject too: "…, and Fanconi anaemia (FA) is the classic example"
+    text = "[CA] is one of the [CHDs], and [Fanconi anaemia] ([FA=Fanconi anaemia]) is an example."
+    assert ("CA", "Fanconi anaemia") not in {pair[:2] for pair in read(text)}
+
+
 def test_a_fronted_phrase_of_place_is_no_subject() -> None:
     text = "In the [sarcolemma], [laminin α2] binds [integrin α7]."
     assert read(text) == [("laminin α2", "integrin α7", "interacts_with", False, False)]
