@@ -269,17 +269,33 @@ class EntityExtractor:
         diseases = {m.id for m in mentions if m.in_kg and index.type_of(m.id) == "disease"}
         return diseases.pop() if len(diseases) == 1 else None
 
+    def sole_gene(self, mentions: Sequence[EntityMention]) -> str | None:
+        """The one gene or protein ``mentions`` name (a gene and its protein, named alike,
+        count as one; None for none or several): what "the receptor" in the next sentence
+        refers to."""
+        if self.index is None:
+            return None
+        index = self.index
+        named = {
+            index.names(m.id)[0]: m.id
+            for m in mentions
+            if m.in_kg and index.type_of(m.id) in _GENE_TYPES
+        }
+        return next(iter(named.values())) if len(named) == 1 else None
+
     def extract(
         self,
         text: str,
         *,
         topic: str | None = None,
+        gene_topic: str | None = None,
         defined: Mapping[str, str | None] | None = None,
     ) -> list[EntityMention]:
         """Non-overlapping mentions, left to right; identifiers win over names. ``topic``: the
         disease the text before named ("the syndrome" refers to it when this text names no
-        disease before); ``defined``: the short forms the text before defined
-        (:meth:`definitions`), which this text may use alone."""
+        disease before), ``gene_topic`` the gene or protein ("the receptor", "this gene");
+        ``defined``: the short forms the text before defined (:meth:`definitions`), which this
+        text may use alone."""
         taken = Spans()
         found = self._identifiers(text, taken)
         if self.index is not None:
@@ -289,7 +305,7 @@ class EntityExtractor:
             named = [part for mention in named for part in self._gene_and_name(mention)]
             named = self._forms_of(text, named, self.index)
             named = self._elided_forms(text, named, self.index, topic)
-            named = _anaphora(text, named, self.index, topic)
+            named = _anaphora(text, named, self.index, topic, gene_topic)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
             # phenotype ("frequent falls") still mentions the KG's broader one
@@ -1197,6 +1213,14 @@ _TYPE_CODE_AT_END = re.compile(r"(?i)(?:^|[\s,]+)type\s+\S+$")
 _DEFINITE_DISEASE = re.compile(
     r"\b(?:the|this)\s+(?:syndrome|disorder|disease|condition)\b", re.IGNORECASE
 )
+#: A gene or protein named again by its kind: "the receptor", "this gene", "the mutant
+#: protein" — not before its name ("the receptor CXCR4") or a word that makes it another
+#: thing ("the gene product", "the receptor family").
+_DEFINITE_GENE = re.compile(
+    r"\b(?:the|this)\s+(?:mutant\s+|mutated\s+)?(?:gene|protein|receptor|enzyme|channel|"
+    r"kinase|transporter)\b(?!\s+(?:(?-i:[A-Z0-9α-ω])|family|product|superfamily|complex|of\b))",
+    re.IGNORECASE,
+)
 #: Words before "form of" that qualify no record: "the same form of", "a common form of".
 _NO_FORM_QUALIFIERS = frozenset(
     {"same", "other", "common", "commonest", "most", "rare", "rarest", "main", "usual", "typical",
@@ -1365,28 +1389,40 @@ _OTHER_SENSES: tuple[
 
 
 def _anaphora(
-    text: str, named: list[EntityMention], index: EntityIndex, topic: str | None = None
+    text: str,
+    named: list[EntityMention],
+    index: EntityIndex,
+    topic: str | None = None,
+    gene_topic: str | None = None,
 ) -> list[EntityMention]:
     """ "Lowe syndrome is not in the differential; the syndrome is filed as an eye disorder":
     "the syndrome" (the disorder, the disease, the condition) after a disease's name in the
     same text is that disease, when only one disease is named before it — or, when none is,
-    the ``topic`` the text before named."""
+    the ``topic`` the text before named. Likewise "the receptor" (this gene, the protein, the
+    enzyme, …) and a gene or protein, ``gene_topic``."""
     found = list(named)
-    for match in _DEFINITE_DISEASE.finditer(text):
-        before = [m for m in named if m.end <= match.start()]
-        diseases = {m.id for m in before if index.type_of(m.id) == "disease"}
-        if not diseases and topic is not None:
-            diseases = {topic}
-        if len(diseases) != 1 or any(
-            m.start < match.end() and m.end > match.start() for m in named
-        ):
-            continue
-        found.append(
-            EntityMention(
-                text=match.group(0), start=match.start(), end=match.end(), id=diseases.pop(),
-                kind="dictionary", in_kg=True,
-            )
-        )  # fmt: skip
+    for pattern, types, default in (
+        (_DEFINITE_DISEASE, _DISEASE_TYPE, topic),
+        (_DEFINITE_GENE, _GENE_TYPES, gene_topic),
+    ):
+        for match in pattern.finditer(text):
+            before = {
+                index.names(m.id)[0]: m.id
+                for m in named
+                if m.end <= match.start() and index.type_of(m.id) in types
+            }
+            if not before and default is not None:
+                before = {default: default}
+            if len(before) != 1 or any(
+                m.start < match.end() and m.end > match.start() for m in named
+            ):
+                continue
+            found.append(
+                EntityMention(
+                    text=match.group(0), start=match.start(), end=match.end(),
+                    id=before.popitem()[1], kind="dictionary", in_kg=True,
+                )
+            )  # fmt: skip
     return sorted(found, key=lambda m: m.start)
 
 

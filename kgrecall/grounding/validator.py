@@ -151,6 +151,7 @@ class KGGroundingValidator:
         claims, extraction, notes = self._claims(report)
         results = []
         topic: str | None = None  # the one disease the claim before named
+        gene_topic: str | None = None  # … and the one gene or protein
         defined: dict[str, str | None] = {}  # short forms the claims before defined
         for claim in claims:
             check_deadline()  # a timed-out request's grounding stops here, not at the end
@@ -160,8 +161,9 @@ class KGGroundingValidator:
             # Entities from the raw span, so their offsets are exact in the report; names
             # outside the KG stay in, so a pair with one is unverifiable, not dropped.
             raw = report[claim.start : claim.end]
-            found = self.extractor.extract(raw, topic=topic, defined=defined)
+            found = self.extractor.extract(raw, topic=topic, gene_topic=gene_topic, defined=defined)
             topic = self.extractor.sole_disease(found)
+            gene_topic = self.extractor.sole_gene(found)
             defined.update(self.extractor.definitions(raw))
             # Predicates and negation are read outside the names ("X-linked", "Non-…").
             results.append(self._result(claim, _mask(raw, found), found))

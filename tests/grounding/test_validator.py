@@ -264,3 +264,19 @@ def test_a_short_form_the_report_defined_keeps_its_meaning_later(demo: NetworkXS
     assert named[("Trichothiodystrophy", "ED syndromes")] == "MONDO:0019287"
     # a short form defined as something the KG does not name stays unlinked
     assert not any(e.in_kg for c in claims if c.text.startswith("PD was") for e in c.entities)
+
+
+def test_the_receptor_after_one_gene_is_that_gene(demo: NetworkXStore) -> None:
+    report = (
+        "WHIM syndrome results from truncations in the C-tail of CXCR4. "
+        "The mutant receptor binds CXCL12."
+    )
+    second = KGGroundingValidator(demo).validate(report).claims[1]
+    named = {e.text: e.id for e in second.entities}
+    assert named["The mutant receptor"] == "uniprot:P61073"  # CXCR4
+    assert [(p.subject, p.object, p.label) for p in second.pairs] == [
+        ("uniprot:P61073", "uniprot:P48061", "grounded")  # CXCL12
+    ]
+    # a kind word before the name is no anaphor: "the receptor CXCR4" is one mention
+    [claim] = KGGroundingValidator(demo).validate("The receptor CXCR4 binds CXCL12.").claims
+    assert "The receptor" not in {e.text for e in claim.entities}
