@@ -326,7 +326,9 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     # relative clause starts after "that", so the class word is looked for behind it)
     (rf"(?:{_AFTER_CLASS_WORD})\s+(?:also\s+)?(?:includes?|comprises?|encompass(?:es)?|"
      r"covers?)\b", frozenset({"subclass_of"}), True),
-    (r"\b(is an?|(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
+    # "X is (not) a Y" — not "is a (common) cause of Y": a noun before "of" says the relation
+    (r"\b(is(?:\s+not)?\s+an?\b(?!(?:\s+[\w-]+){1,2}\s+of\b)|"
+     r"(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
      r"sub-?categor(?:y|ies) of|"
      r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"
      # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)

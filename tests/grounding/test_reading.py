@@ -296,6 +296,14 @@ def test_a_fronted_phrase_of_place_is_no_subject() -> None:
     assert [pair[0] for pair in read(text)] == ["Agrin", "LRP4", "MuSK"]
 
 
+def test_is_not_a_denies_the_class_and_a_cause_of_is_no_class() -> None:
+    text = "[ORPHA:424] is a form of [hyperthyroidism] and is not an [autoimmune thyroid disease]."
+    assert read(text)[-1] == ("ORPHA:424", "autoimmune thyroid disease", "subclass_of", False, True)
+    assert read("[PRNP] is not a cause of [HD].") == [
+        ("PRNP", "HD", "associated_with", False, True)
+    ]
+
+
 def test_and_not_denies_the_second_object() -> None:
     text = "[Pompe disease] is a [glycogen storage disease] and not a [lipid storage disorder]."
     assert read(text) == [
