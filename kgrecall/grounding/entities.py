@@ -380,10 +380,11 @@ class EntityExtractor:
         found = list(named)
         elided: list[EntityMention] = []
         for match in _ELIDED_FORM.finditer(text):
-            qualifier = match["qualifier"]
+            group = "qualifier" if match["qualifier"] else "plural" if match["plural"] else "kind"
+            qualifier = match[group] if group != "kind" else None
             if qualifier is not None and qualifier.casefold() in _NO_FORM_QUALIFIERS:
                 continue
-            start, end = match.span("qualifier" if qualifier is not None else "kind")
+            start, end = match.span(group)
             inside = [m for m in found if m.start < end and m.end > start]
             if any(index.type_of(m.id) not in _GENE_TYPES for m in inside):
                 continue  # already a name: "type 2 diabetes", "the juvenile Huntington form"
@@ -1205,7 +1206,8 @@ _ELIDED_FORM = re.compile(
     r"(?=\s*(?:[,.;:)]|$|(?:and|or|is|are|was|were|has|have|had|can|may|in|with|of|by|as|"
     r"but|whereas|while|which|that|involves?|gives?|causes?|presents?|shows?|patients?|"
     r"cases?|forms?)\b))"
-    r"|\b(?:the|its|their)\s+(?P<qualifier>(?:[\w-]+\s+){0,2}?[\w-]+)\s+forms?\b(?!\s+of\b)",
+    r"|\b(?:(?:the|its|their)\s+(?P<qualifier>(?:[\w-]+\s+){0,2}?[\w-]+)\s+forms?"
+    r"|(?P<plural>[\w-]+)\s+forms)\b(?!\s+of\b)",
 )
 #: A subtype's code at the end of a disease's name.
 _TYPE_CODE_AT_END = re.compile(r"(?i)(?:^|[\s,]+)type\s+\S+$")

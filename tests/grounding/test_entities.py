@@ -466,6 +466,9 @@ def test_a_subtype_or_form_named_without_its_disease_takes_the_one_before(
     text = "Falls are common in the severe congenital form."
     found = {m.text: m.id for m in extractor.extract(text, topic="MONDO:0018958")}
     assert found["severe congenital form"] == "ORPHA:171430"
+    # forms in the plural need no article
+    text = "Variants are associated with late-onset PD but not with juvenile forms."
+    assert ids(extractor, text)["juvenile forms"] == "MONDO:0000828"
     # a code that goes on into another name is none of the disease's subtypes
     assert "type 2" not in ids(extractor, "Gaucher disease is unlike type 2 diabetes.")
 
