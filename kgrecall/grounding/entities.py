@@ -915,7 +915,10 @@ class EntityExtractor:
         )
         for a, b in spans:
             start, end = tokens[a].start(), tokens[b].end()
-            edges = {tokens[a].group(0).casefold(), tokens[b].group(0).casefold()}
+            # a name may end on "type" ("…, cblG type"), not start on it
+            edges = {tokens[a].group(0).casefold(), tokens[b].group(0).casefold()} - (
+                {"type"} if b > a and tokens[a].group(0).casefold() != "type" else set()
+            )
             if (
                 (a, b) == (first, last)
                 or edges & _NOT_NAME_EDGES

@@ -487,3 +487,11 @@ def test_a_pathway_of_care_is_no_process(extractor: EntityExtractor) -> None:
     assert [m.text for m in extractor.extract("The retromer pathway is impaired.")] == [
         "retromer pathway"
     ]
+
+
+def test_a_widened_name_may_end_on_type(extractor: EntityExtractor) -> None:
+    # OMIM's "Homocystinuria-megaloblastic anemia, cblG complementation type"
+    text = "Homocystinuria–megaloblastic anaemia, cblG type | MTR | raised homocysteine"
+    assert ids(extractor, text)["Homocystinuria–megaloblastic anaemia, cblG type"] == (
+        "OMIM:250940"
+    )
