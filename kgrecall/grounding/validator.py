@@ -1,10 +1,12 @@
 """KGGroundingValidator: a report in, every claim labelled with its KG evidence out.
 
 Claims (:mod:`~kgrecall.grounding.claims`) → entity mentions (:mod:`~kgrecall.grounding.entities`)
-→ path verification (:mod:`~kgrecall.grounding.verify`). The result is a pydantic model (JSON)
-and an annotated markdown report: ✅ grounded, ⚠️ inferred, ❌ ungrounded, ℹ️ trivial, with
-the evidence chain under each claim and ⚡ for conflicts. Overall confidence is the mean
-confidence of the non-trivial claims.
+→ path verification (:mod:`~kgrecall.grounding.verify`); claims are read in report order, each
+with what the ones before it named and defined (the disease and gene "the syndrome" and "the
+receptor" refer to, short forms such as "Fanconi anaemia (FA)"). The result is a pydantic
+model (JSON) and an annotated markdown report: ✅ grounded, ⚠️ inferred, ❌ ungrounded, ℹ️
+trivial, with the evidence chain under each claim and ⚡ for conflicts. Overall confidence is
+the mean confidence of the non-trivial claims.
 """
 
 from __future__ import annotations
