@@ -65,7 +65,11 @@ A ninth, ``benchmarks/data/grounding_dev7/`` (5 reports, 162 lines: a connective
 letter, an anaemia teaching handout with a table, endocrine MDT minutes, hepatology
 journal-club notes, a dermatology review), by a ninth helper likewise, on topics none of the
 others covered, is a development set: first score in ``results/grounding_dev7_first.json``,
-then read.
+then read. A tenth, ``benchmarks/data/grounding_fresh2/`` (5 reports, 154 lines: an organic
+aciduria clinic letter, a fatty-acid oxidation handout with a table, reproduction and DSD MDT
+minutes, ciliopathy journal-club notes, a craniofacial grant section), by a tenth helper
+likewise, written after every change of this stop, is held out like *test*: only scored,
+first score in ``results/grounding_fresh2_first.json``.
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -107,7 +111,8 @@ RESULTS = HERE / "results"
 #: only scored; *dev2* to *dev7* reports were written later still by a third to a sixth, an
 #: eighth and a ninth writer, to find new failure classes (read while developing: not held-out
 #: figures);
-#: *fresh* reports, by a seventh writer, are held out like *test*: only scored.
+#: *fresh* reports, by a seventh writer, and *fresh2*, by a tenth, are held out like *test*:
+#: only scored.
 REPORT_SETS = {
     "dev": (HERE / "data" / "grounding", "r*.md"),
     "test": (HERE / "data" / "grounding_test", "t*.md"),
@@ -118,6 +123,7 @@ REPORT_SETS = {
     "dev6": (HERE / "data" / "grounding_dev6", "y*.md"),
     "dev7": (HERE / "data" / "grounding_dev7", "z*.md"),
     "fresh": (HERE / "data" / "grounding_fresh", "x*.md"),
+    "fresh2": (HERE / "data" / "grounding_fresh2", "q*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -791,7 +797,9 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "reports, by an eighth writer also outside neurology, are a development set (first "
         "score: `results/grounding_dev6_first.json`), and so are the *dev7* reports, by a ninth "
         "(connective tissue, anaemias, endocrinology, hepatology, dermatology; first score: "
-        "`results/grounding_dev7_first.json`). "
+        "`results/grounding_dev7_first.json`); the *fresh2* reports, by a tenth writer "
+        "(organic acidurias, fatty-acid oxidation, reproduction and DSD, ciliopathies, "
+        "craniofacial), are held out like *test*. "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
