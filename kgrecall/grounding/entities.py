@@ -299,6 +299,9 @@ class EntityExtractor:
         taken = Spans()
         found = self._identifiers(text, taken)
         if self.index is not None:
+            for name, given in (("topic", topic), ("gene_topic", gene_topic)):
+                if given is not None and given not in self.index:
+                    raise KGError(f"{name} {given!r} is no entity of the KG")
             named = self._widened(
                 text, self._dictionary(text, taken, self.index, defined or {}), taken
             )

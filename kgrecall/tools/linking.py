@@ -324,6 +324,10 @@ class EntityIndex:
             name,
         )
 
+    def __contains__(self, entity_id: object) -> bool:
+        """Whether ``entity_id`` is an entity of the index's KG version."""
+        return entity_id in self._position
+
     def type_of(self, entity_id: str) -> str:
         """The entity's node type."""
         return str(self._types[self._position[entity_id]])

@@ -27,6 +27,7 @@ import orjson
 from kgrecall.kg import GraphStore, Node, atomic_write_bytes
 from kgrecall.kg.loaders.names import read_hgnc_names
 from kgrecall.tools.names import (
+    abbreviates,
     acronym_of_folded,
     bag_of_folded,
     common_words,
@@ -332,15 +333,6 @@ def _add_trivial_names(
             entries["normalized"][word_key(word)].append((position[node.id], word))
 
 
-def _initial_spelling(short: str, long: str) -> bool:
-    """Whether ``short`` opens with the first letter of ``long`` and spells, in order, letters
-    of its words ("HCM": hypertrophic cardiomyopathy; not "CA" for "skin cancer")."""
-    if short[0].casefold() != long[0].casefold():
-        return False
-    letters = iter(long.casefold())
-    return all(character in letters for character in short.casefold())
-
-
 def _add_name(
     entries: dict[str, dict[str, list[Entry]]], position: int, node: Node, name: str
 ) -> None:
@@ -348,7 +340,7 @@ def _add_name(
     if not name.strip():
         return
     glossed = _GLOSSED_ABBREVIATION.match(name)
-    if glossed and _initial_spelling(glossed["short"], glossed["long"]):
+    if glossed and abbreviates(glossed["short"], glossed["long"]):
         for part in (glossed["short"], glossed["long"]):  # MONDO's "HCM - hypertrophic …"
             _add_name(entries, position, node, part)
         return

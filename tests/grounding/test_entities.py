@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kgrecall.grounding.entities import EntityExtractor
-from kgrecall.kg import NetworkXStore
+from kgrecall.kg import KGError, NetworkXStore
 
 
 @pytest.fixture(scope="module")
@@ -495,3 +495,8 @@ def test_a_widened_name_may_end_on_type(extractor: EntityExtractor) -> None:
     assert ids(extractor, text)["Homocystinuria–megaloblastic anaemia, cblG type"] == (
         "OMIM:250940"
     )
+
+
+def test_a_topic_the_kg_lacks_is_refused(extractor: EntityExtractor) -> None:
+    with pytest.raises(KGError, match="topic 'ORPHA:0' is no entity of the KG"):
+        extractor.extract("The syndrome is rare.", topic="ORPHA:0")
