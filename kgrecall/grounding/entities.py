@@ -340,7 +340,8 @@ class EntityExtractor:
     ) -> list[EntityMention]:
         """ "the infantile-onset form of acid maltase deficiency": a disease named after a
         qualified form of it is the KG's record of that form, when one is named by all those
-        words (:meth:`EntityIndex.closest_name`); the mention then spans the qualifier too."""
+        words, the disease as written or by its KG name ("a nongoitrous form of CH":
+        :meth:`EntityIndex.closest_name`); the mention then spans the qualifier too."""
         found: list[EntityMention] = []
         for mention in named:
             match = (
@@ -348,10 +349,14 @@ class EntityExtractor:
                 if index.type_of(mention.id) == "disease"
                 else None
             )
-            entity = None
+            entity, phrase = None, ""
             if match and match["qualifier"].casefold() not in _NO_FORM_QUALIFIERS:
-                phrase = f"{match['qualifier']} {mention.text}"
-                entity = index.closest_name(phrase, "disease", required=[phrase])
+                # the disease as written, then as the KG names it ("a nongoitrous form of CH")
+                for name in dict.fromkeys((mention.text, index.names(mention.id)[0])):
+                    phrase = f"{match['qualifier']} {name}"
+                    entity = index.closest_name(phrase, "disease", required=[phrase])
+                    if entity is not None:
+                        break
             if (
                 entity is None
                 or entity.id == mention.id
@@ -830,7 +835,7 @@ class EntityExtractor:
             if node_type not in _WIDENED_TYPES or first is None or last is None:
                 widened.append(mention)
                 continue
-            wider = self._wider(text, tokens, first, last, node_type, taken, named)
+            wider = self._wider(text, tokens, first, last, mention.id, taken, named)
             if wider is None:
                 widened.append(mention)
                 continue
@@ -851,7 +856,7 @@ class EntityExtractor:
         tokens: list[re.Match[str]],
         first: int,
         last: int,
-        node_type: str,
+        entity_id: str,
         taken: Spans,
         named: list[EntityMention],
     ) -> tuple[int, int, LinkedEntity] | None:
@@ -861,9 +866,11 @@ class EntityExtractor:
         two ("paroxysmal choreoathetosis with episodic" cuts "episodic ataxia"), neither
         starts nor ends with another mention (a list: "FTD and ALS", "dystonia, tremor"), and
         a span with "and" or "or" is a coordination unless the name holds all its words
-        ("focal and segmental dystonias" are two)."""
+        ("focal and segmental dystonias" are two). An abbreviation is tried as written, then
+        spelt out as the KG names its entity ("EDS, kyphoscoliotic type 2")."""
         assert self.index is not None
         index = self.index
+        node_type = index.type_of(entity_id)
         fixed = [(m.start, m.end) for m in named if index.type_of(m.id) not in _WIDENED_TYPES]
 
         def joined(left: int, right: int) -> bool:
@@ -878,6 +885,11 @@ class EntityExtractor:
             )
 
         own = (tokens[first].start(), tokens[last].end())
+        own_text = text[own[0] : own[1]]
+        spelt_out = index.names(entity_id)[0]
+        anchors = [own_text]
+        if _ABBREVIATION.fullmatch(own_text) and spelt_out.casefold() != own_text.casefold():
+            anchors.append(spelt_out)
         own_words = {"and", "or"} | {t.group(0).casefold() for t in tokens[first : last + 1]}
         others = [(m.start, m.end) for m in named if (m.start, m.end) != own]
 
@@ -934,14 +946,15 @@ class EntityExtractor:
             coordinated = any(w.casefold() in ("and", "or") for w in words)
             if all(w.casefold() in own_words for w in added):
                 continue  # nothing new: "walk, and | inability to walk"
-            entity = index.closest_name(
-                text[start:end],
-                node_type,
-                required=words if coordinated else added,
-                anchor=text[own[0] : own[1]],
-            )
-            if entity is not None:
-                return start, end, entity
+            for anchor in anchors:
+                entity = index.closest_name(
+                    text[start : own[0]] + anchor + text[own[1] : end],
+                    node_type,
+                    required=words if coordinated else added,
+                    anchor=anchor,
+                )
+                if entity is not None:
+                    return start, end, entity
         return None
 
     def _comma_name(self, phrase: str, entity_id: str) -> bool:
@@ -1205,6 +1218,8 @@ _FORM_OF = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+#: A short form written in capitals: "EDS", "CMT1A", "PD".
+_ABBREVIATION = re.compile(r"[A-Z][A-Za-z0-9]{0,2}[A-Z][A-Za-z0-9-]{0,6}")
 #: A subtype or a form without its disease's name: "type 2", "the severe congenital form".
 _ELIDED_FORM = re.compile(
     r"\b(?P<kind>types?|subtypes?)\s+(?P<code>\d{1,2}[A-Z]?|[IVX]{1,4}[A-Z]?)\b"

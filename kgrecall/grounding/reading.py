@@ -21,7 +21,9 @@ masked (so "X-linked" is not "linked"):
   (its subject; "PINK1 and PRKN cause…") to the coordinated run just after it (its object;
   "…binds DRD1, DRD3 and DRD5"). A clause without a mention before its predicate takes the
   subject of the clause it hangs on (a relative clause: the mention before "which"; an aside
-  or a later clause: the sentence's first mention). Mentions no predicate reaches are paired
+  or a later clause: the sentence's first mention; a clause after a bracketed gloss: the name
+  glossed). A phrase right after its noun ("X due to Y deficiency is classed as Z") leaves the
+  noun the verb's subject. Mentions no predicate reaches are paired
   with no relation claimed (a co-mention): in a table row with the row's first cell; else
   with the mention before their list (list items are not related to each other), a list
   that opens the claim with the mention after it; beside asserted pairs, only with each
@@ -117,6 +119,7 @@ _RESPECTIVELY = re.compile(r"\W*respectively\b", re.IGNORECASE)
 _APPOSITION = re.compile(r",\s+(?:an?|the)\b")
 #: A second verb phrase sharing the first one's subject: "… caused by Y and features Z".
 _COORDINATED_VERB = re.compile(
+    r"(?:\s+(?:mutations?|variants?|deficiency|expansions?|alleles?))?"
     r"\s*,?\s*(?:and|but|or)\b(?:\s+(?:also|often|typically|usually|may|might|can|could|"
     r"is|are|was|were|\w+ly))*\s*",
     re.IGNORECASE,
@@ -125,7 +128,10 @@ _COORDINATED_VERB = re.compile(
 _LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(?:[,;:.!?]|$)")
 #: Text allowed between two mentions of one coordinated run.
 _JOINER = re.compile(
-    r"\s*(?:,|,?\s*\b(?:and|or|and/or|as well as|plus|rather than(?:\s+as)?(?:\s+(?:an?|the))?|"
+    # "… with chorea, sometimes with palatal tremor": the list goes on
+    r"\s*(?:,\s*(?:and\s+)?(?:sometimes|occasionally|often|usually|typically|rarely|also|even)"
+    r"\s+with\b|,|,?\s*\b(?:and|or|and/or|as well as|plus|"
+    r"rather than(?:\s+(?:as|under|in|with|to|by|for|of))?(?:\s+(?:an?|the))?|"
     r"and not(?:\s+as)?(?:\s+(?:an?|the))?|but (?:not|also)(?:\s+(?:to|in|with|by|"
     r"for|of))?)\b"
     r"|/|&)?\s*"
@@ -180,6 +186,11 @@ _CONTRAST = re.compile(
     r"mistaken for|masquerad\w* as|"
     r"confused with|distinguish\w*|differential)\b",
     re.IGNORECASE,
+)
+
+#: A wording that, right after a mention, modifies it rather than being the clause's verb.
+_POSTMODIFIER = re.compile(
+    r"(?:caused by|due to|owing to|secondary to|resulting from)(?: mutations? in)?", re.I
 )
 
 #: Relations said of a list of mentions with no object ("A and B interact").
@@ -252,6 +263,7 @@ def read_assertions(
         first, stop = bisect_left(starts, clause.start), bisect_left(starts, clause.end)
         inside = range(first, stop)
         previous: tuple[list[int], list[int]] | None = None  # (subjects, objects)
+        previous_modifier = False
         for start, end, relations, inverse in _predicates(text, clause, spans, inside):
             after = bisect_left(starts, end, first, stop)
             objects = _run(text, spans, range(after, stop), step=1)
@@ -273,12 +285,25 @@ def read_assertions(
                 and _COORDINATED_VERB.fullmatch(text, spans[subjects[-1]][1], start)
             ):  # "X accumulates on Y and recruits Z": the clause's subject recruits Z
                 subjects = _run(text, spans, range(first, stop), step=1)
+            elif (
+                previous
+                and subjects == previous[1]
+                and previous_modifier
+                and "," not in text[spans[subjects[-1]][1] : start]
+            ):  # "X due to Y deficiency is classed as Z": the noun phrase's head, X, is
+                subjects = previous[0]
             if not subjects or (clause.kind == "apposition" and subjects[0] == first > 0):
                 # an apposition's head noun is the mention it restates: "SCA48, a dominant
                 # ataxia with chorea" says SCA48 has chorea
                 covered.update(subjects)
                 subjects = _governor(text, spans, clause, first)
             previous = (subjects, objects)
+            # "X due to Y", "X caused by Y": a phrase after its noun, not the clause's verb
+            previous_modifier = bool(
+                subjects
+                and _POSTMODIFIER.fullmatch(text, start, end)
+                and not text[spans[subjects[-1]][1] : start].strip()
+            )
             # the voice is read between the predicate's own subject side and its object
             before = bisect_left(starts, start) - 1
             since = max(clause.start, spans[before][1] if before >= 0 else 0)
@@ -596,14 +621,22 @@ _FRONTED_PHRASE = re.compile(
 )
 
 
+#: A clause's start right after a bracketed gloss closed: "… (VP)|, due to PPOX".
+_AFTER_GLOSS = re.compile(r"\(\s*X+\s*\)?\s*$")
+
+
 def _governor(
     text: str, spans: Sequence[tuple[int, int]], clause: _Clause, first: int
 ) -> list[int]:
     """The subject of a clause with none of its own (``first``: its first mention's index):
-    for a relative clause the mention just before it, else the sentence's first run."""
+    for a relative clause, or a clause that goes on after a bracketed gloss, the mention
+    just before it, else the sentence's first run."""
     if first == 0:
         return []
     if clause.kind in ("relative", "apposition"):
+        return [first - 1]
+    if _AFTER_GLOSS.search(text, 0, clause.start) and text.startswith(",", clause.start):
+        # "… and variegate porphyria (VP), due to PPOX, …": the name the brackets gloss
         return [first - 1]
     return _run(text, spans, range(first), step=1)
 

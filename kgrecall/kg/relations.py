@@ -59,6 +59,11 @@ class Relation:
     #: Relations a claim of this one is a finer statement of, so an edge of theirs is no
     #: conflict ("NT-3 activates TrkA" where the KG records only that they interact).
     refines: frozenset[str] = frozenset()
+    #: Whether it holds between molecules and processes only (genes, proteins, GO terms,
+    #: drugs and chemicals):
+    #: its wording said of a disease is loose ("increasing severity in BBS1 families") and
+    #: claims no more than an association.
+    molecular: bool = False
 
 
 _UP = frozenset({"positively_regulates", "activates"})
@@ -93,6 +98,7 @@ _DEFINITIONS = [
         ),
         examples=("regulates", "controls"),
         directed_claims=True,
+        molecular=True,
     ),
     Relation(
         "positively_regulates",
@@ -107,6 +113,7 @@ _DEFINITIONS = [
         opposites=_DOWN,
         directed_claims=True,
         refines=_BINDING,
+        molecular=True,
     ),
     Relation(
         "negatively_regulates",
@@ -121,11 +128,12 @@ _DEFINITIONS = [
         opposites=_UP,
         directed_claims=True,
         refines=_BINDING,
+        molecular=True,
     ),
     Relation("inhibits", "inhibits", verb="inhibits", opposites=_UP, directed_claims=True,
-             refines=_BINDING),
+             refines=_BINDING, molecular=True),
     Relation("activates", "activates", verb="activates", opposites=_DOWN, directed_claims=True,
-             refines=_BINDING),
+             refines=_BINDING, molecular=True),
     Relation(
         "encodes",
         "gene encodes protein",
@@ -296,7 +304,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"(?:among|as(?:\s+one\s+of)?)\s+(?:its|their|the)\s+(?:\w+\s+)?(?:features?|"
      r"manifestations?|symptoms?|signs?|phenotypes?))",
      frozenset({"has_phenotype"}), False),
-    (r"\b(phenotype|manifest\w*|present\w* with|symptom\w*|feature\w*|characteri[sz]ed by)",
+    (r"\b(phenotype|manifest\w*|present\w*(?:\s+(?:in|at|during)\s+(?:[\w-]+\s+){1,3}?)?\s*with|"
+     r"symptom\w*|feature\w*|characteri[sz]ed by)",
      frozenset({"has_phenotype"}), False),
     (r"\b(involved in|participat\w*|pathway)", frozenset({"involved_in"}), False),
     # "X has Y as a part": the whole first
@@ -310,8 +319,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     # "FXTAS is an FMR1 disorder": a gene's disorder, not a kind of the gene
     (r"\b(?:is|are|was|were)\s+an?\s+(?=X+[\s-]+(?:related\s+|associated\s+|linked\s+)?"
      r"(?:disorders?|diseases?|conditions?)\b)", frozenset({"associated_with"}), True),
-    (r"\b(associat\w*|linked|cause\w*|implicated|risk|mutated in)", frozenset({"associated_with"}),
-     False),
+    (r"\b(associat\w*|linked|cause\w*|implicated|risk|mutated in|due to|owing to|"
+     r"secondary to|result(?:s|ed|ing)? from)", frozenset({"associated_with"}), False),
     (r"\bregulat\w*",
      frozenset({"regulates", "positively_regulates", "negatively_regulates"}), False),
     # "X is the parent (term) of Y", "X is broader than Y": the parent first

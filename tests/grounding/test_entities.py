@@ -450,6 +450,17 @@ def test_a_qualified_form_of_a_disease_is_its_record(extractor: EntityExtractor)
         "Parkinson disease": "MONDO:0005180"
     }
     assert "Parkinson disease" in ids(extractor, "It is a common form of Parkinson disease.")
+    # the disease written as a short form: its KG name names the form
+    text = "Congenital hypothyroidism (CH) is common; TSHR causes a nongoitrous form of CH."
+    assert ids(extractor, text)["nongoitrous form of CH"] == "MONDO:0000045"
+
+
+def test_an_abbreviation_is_widened_as_its_spelt_out_name(extractor: EntityExtractor) -> None:
+    # "Central CH": "central congenital hypothyroidism", once CH is congenital hypothyroidism
+    text = "Congenital hypothyroidism (CH) has forms. Central CH is rare."
+    found = {m.text: m.id for m in extractor.extract(text.split(". ")[1], defined=
+             extractor.definitions(text.split(". ")[0]))}  # fmt: skip
+    assert found == {"Central CH": "MONDO:0016410"}
 
 
 def test_a_subtype_or_form_named_without_its_disease_takes_the_one_before(

@@ -550,3 +550,40 @@ def test_an_arrow_relates_the_names_on_either_side() -> None:
         ("B9D1", "JBTS27", "", False, False),
         ("TCTN2", "JBTS24", "", False, False),
     ]
+
+
+def test_a_phrase_after_its_noun_leaves_the_noun_the_subject() -> None:
+    # "X due to Y deficiency is classed as Z": X is classed, not Y
+    assert read("[Hereditary methaemoglobinaemia] due to [CYB5R3] deficiency is best "
+                "classified as a [sideroblastic anaemia].") == [
+        ("Hereditary methaemoglobinaemia", "CYB5R3", "associated_with", False, False),
+        ("Hereditary methaemoglobinaemia", "sideroblastic anaemia", "subclass_of", False, False),
+    ]  # fmt: skip
+    # with a verb of its own, the phrase is the clause's predicate: Y is the next subject
+    pairs = read("[PD] is caused by [SNCA], and [SNCA] binds [LRRK2].")
+    assert ("SNCA", "LRRK2", "interacts_with", False, False) in pairs
+
+
+def test_a_clause_after_a_bracketed_gloss_hangs_on_the_glossed_name() -> None:
+    pairs = read("[Acute intermittent porphyria] ([AIP=Acute intermittent porphyria]) was "
+                 "common, and [variegate porphyria] ([VP=variegate porphyria]), due to [PPOX], "
+                 "was found in three patients.")  # fmt: skip
+    assert ("VP", "PPOX", "associated_with", False, False) in pairs
+    assert not any("PPOX" in pair[:2] and "Acute intermittent porphyria" in pair[:2]
+                   for pair in pairs)  # fmt: skip
+
+
+def test_lists_go_on_after_rather_than_and_sometimes_with() -> None:
+    pairs = read("[Central CH] is classified under [permanent CH] rather than under "
+                 "[transient CH].")  # fmt: skip
+    assert pairs == [
+        ("Central CH", "permanent CH", "subclass_of", False, False),
+        ("Central CH", "transient CH", "subclass_of", False, True),
+    ]
+    pairs = read("[Neuroferritinopathy] results from [FTL] mutations and often presents in "
+                 "mid-life with [chorea], sometimes with [palatal tremor].")  # fmt: skip
+    assert pairs == [
+        ("Neuroferritinopathy", "FTL", "associated_with", False, False),
+        ("Neuroferritinopathy", "chorea", "has_phenotype", False, False),
+        ("Neuroferritinopathy", "palatal tremor", "has_phenotype", False, False),
+    ]

@@ -223,3 +223,18 @@ def test_two_records_of_one_disease_are_one_end_of_a_claim(demo: NetworkXStore) 
     assert [(e.head, e.tail) for e in verdict.path] == [("NCBIGene:123606", "OMIM:605280")]
     # records are grouped by MONDO id only: an unrelated disease is not pulled in
     assert "OMIM:613364" not in verifier.identities("ORPHA:100994")
+
+
+def test_a_regulation_wording_said_of_a_disease_claims_an_association(
+    store: NetworkXStore,
+) -> None:
+    # "increasing severity in Parkinson disease" is loose wording: no regulation conflict
+    # against the gene's association edge, and denying it still denies the association
+    text = "SNCA increases severity in Parkinson disease."
+    loose = claim(PathVerifier(store), text, ["G1", "D1"])
+    assert loose.label == "grounded" and not loose.conflicts
+    denied = claim(
+        PathVerifier(store), "SNCA does not increase severity in Parkinson disease.", ["G1", "D1"]
+    )
+    assert denied.conflicts
+    # between molecules the wording keeps its meaning ("Levodopa activates LRRK2" above)
