@@ -146,7 +146,7 @@ WIDEN_BEFORE = 3
 WIDEN_AFTER = 6
 _WIDENED_TYPES = frozenset({"disease", "phenotype", "go_term"})
 #: Words a widened name neither starts nor ends with.
-_NOT_NAME_EDGES = FILLERS | {"and", "or"}
+_NOT_NAME_EDGES = FILLERS | {"and", "or", "is", "are", "was", "were", "be", "has", "have"}
 #: Words that relate a name to what precedes it, never start one ("linked to CMT2A1").
 _NOT_NAME_STARTS = frozenset(
     {"linked", "associated", "caused", "related", "implicated", "called", "termed", "named",
@@ -508,6 +508,9 @@ class EntityExtractor:
                 phrase = text[start:end]
                 if "|" in phrase:
                     continue  # no name runs across a table's cells
+                last = tokens[position + size - 1].group(0)
+                if size > 1 and len(last) <= 2 and last.isalpha() and last.islower():
+                    continue  # "CDG is inherited": the verb, not the subtype code of "CDG Is"
                 key = vocabulary_key(phrase)
                 entity_id = exact.get(phrase) or folded.get(key)
                 if entity_id is None and _CAMEL_SYMBOL.fullmatch(phrase):
@@ -767,6 +770,10 @@ class EntityExtractor:
                 # two capitals are initials ("SB will present") unless a name lists them:
                 # spelling a name's initials is no evidence at this length
                 found = [e for e in found if e.match != "acronym"]
+            last = tokens[position + width - 1].group(0)
+            if width > 1 and len(last) <= 2 and last.islower():
+                # "PMM2-CDG is inherited": "is" is the verb, not the subtype code of "CDG Is"
+                found = [e for e in found if _last_word(e.matched) != last.capitalize()]
             if "," in phrase:  # a list ("myoclonus, dystonia") is not a name without comma
                 found = [e for e in found if self._comma_name(phrase, e.id)]
             if listed and width > 2 and "," not in phrase and _AND_OR.search(phrase):
@@ -974,22 +981,39 @@ class EntityExtractor:
         text: str, tokens: list[re.Match[str]], index: EntityIndex
     ) -> dict[str, str | None]:
         """Short forms the text defines, "Parkinson disease (PD)", → the entity their long
-        form names, or None when it names none ("peritoneal dialysis (PD)")."""
+        form names, or None when it names none ("peritoneal dialysis (PD)"). The long form is
+        the shortest run of words from the short form's first letter that holds its letters
+        in order; where that is one word (the letters of "MCPH" are all in "microcephaly"),
+        the widest KG name right before the bracket that holds them ("Autosomal recessive
+        primary microcephaly (MCPH)")."""
         defined: dict[str, str | None] = {}
         starts = [t.start() for t in tokens]
         for match in _DEFINITION.finditer(text):
             short = match.group(1)
             before = bisect_left(starts, match.start())
-            longest = min(before, len(short) + 5)
-            for count in range(1, longest + 1):
-                words = [t.group(0) for t in tokens[before - count : before]]
-                if words[0][:1].casefold() == short[:1].casefold() and _spells(short, words):
-                    long_form = text[tokens[before - count].start() : tokens[before - 1].end()]
-                    found = index.lookup(long_form)
-                    defined.setdefault(short, found[0].id if found else None)
-                    if short.endswith("s") and short[:-1].isupper():  # "EDs": "ED" too
-                        defined.setdefault(short[:-1], defined[short])
-                    break
+            runs = [
+                tokens[before - count : before]
+                for count in range(1, min(before, len(short) + 5) + 1)
+            ]
+            runs = [run for run in runs if _spells(short, [t.group(0) for t in run])]
+            initial = next(
+                (run for run in runs if run[0].group(0)[:1].casefold() == short[:1].casefold()),
+                None,
+            )
+            if initial is not None and len(initial) == 1:
+                wider = (
+                    [e for e in index.lookup(_run_text(text, run)) if e.match not in _LOOSE_MATCHES]
+                    for run in reversed(runs)
+                    if len(run) > 1
+                )
+                named = next((found for found in wider if found), None)
+                if named:
+                    defined.setdefault(short, named[0].id)
+            if initial is not None:
+                found = index.lookup(_run_text(text, initial))
+                defined.setdefault(short, found[0].id if found else None)
+                if short.endswith("s") and short[:-1].isupper():  # "EDs": "ED" too
+                    defined.setdefault(short[:-1], defined[short])
         return defined
 
 
@@ -1030,6 +1054,17 @@ class _Sentences:
             words = _TOKEN.findall(self.text[start : self._ends[number]])
             self._found[key] = any(cue.fullmatch(word) for word in words)
         return self._found[key]
+
+
+def _run_text(text: str, run: Sequence[re.Match[str]]) -> str:
+    """The text from a run of tokens' first to its last."""
+    return text[run[0].start() : run[-1].end()]
+
+
+def _last_word(name: str) -> str:
+    """A name's last word as written ("Is" of "CDG Is")."""
+    words = re.findall(r"[^\W_]+", name)
+    return words[-1] if words else ""
 
 
 def _inside(mention: EntityMention, outer: EntityMention) -> bool:
@@ -1218,6 +1253,8 @@ _FORM_OF = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+#: How a lookup may match that does not make a run of words a name.
+_LOOSE_MATCHES = frozenset({"acronym", "fuzzy"})
 #: A short form written in capitals: "EDS", "CMT1A", "PD".
 _ABBREVIATION = re.compile(r"[A-Z][A-Za-z0-9]{0,2}[A-Z][A-Za-z0-9-]{0,6}")
 #: A subtype or a form without its disease's name: "type 2", "the severe congenital form".

@@ -66,7 +66,7 @@ class Assertion:
 
 NEGATION = re.compile(
     r"\b(not(?!\s+only\b)|no|never|none|neither|nor|cannot|fails? to|failed to|lack of|lacks?|"
-    r"rather than|"
+    r"rather than|(?:excluded|ruled out) as|"
     r"lacking|absence of|absent|(?<!with or )without|"
     r"(?:is|are|was|were|does|do|did|has|have)n't)\b",
     re.IGNORECASE,

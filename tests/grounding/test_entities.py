@@ -164,6 +164,24 @@ def test_a_short_form_means_what_the_text_defines(extractor: EntityExtractor) ->
     assert "PD" not in ids(extractor, "Peritoneal dialysis (PD) was started; PD ran well.")
     defined = ids(extractor, "Parkinson disease (PD) is common. Many PD patients fall.")
     assert defined["PD"] == defined["Parkinson disease"] == "MONDO:0005180"
+    # letters all inside one word ("microcephaly") are no acronym: the wider KG name is meant
+    text = "Autosomal recessive primary microcephaly (MCPH) is rare."
+    assert extractor.definitions(text) == {"MCPH": "ORPHA:2512"}
+    # from the first letter on, the shortest run that spells it, not a wider form's record
+    text = "It is a familial form of severe combined immunodeficiency (SCID)."
+    assert extractor.definitions(text) == {"SCID": ids(extractor, "SCID is severe.")["SCID"]}
+    assert extractor.store is not None
+    assert extractor.store.get_node(extractor.definitions(text)["SCID"]).name.startswith(
+        "severe combined"
+    )
+
+
+def test_a_verb_is_no_subtype_code(extractor: EntityExtractor) -> None:
+    # "CDG Is" is a synonym of ALG13-CDG: "PMM2-CDG is inherited" names PMM2-CDG alone
+    found = ids(extractor, "PMM2-CDG is inherited in an autosomal recessive manner.")
+    assert found["PMM2-CDG"] == "ORPHA:79318" and "PMM2-CDG is" not in found
+    assert "CDG is" not in ids(extractor, "The child has CDG is what we think.")
+    assert "CDG Is" in ids(extractor, "The child has CDG Is, we think.")
 
 
 def test_everyday_words_need_a_cue_for_their_kind(extractor: EntityExtractor) -> None:

@@ -120,6 +120,7 @@ def test_direction_of_the_wording(text: str, inverse: bool) -> None:
         ("[SCA2] presents with [ataxia], with or without tremor.", False),
         ("[GRN] does not, however, bind [EGFR].", True),  # an interjection cuts no clause
         ("[SCA2] presents without [ataxia].", True),
+        ("[CDK6] has been firmly excluded as an [MCPH] gene.", True),
     ],
 )
 def test_negation_is_scoped_to_the_clause_of_the_pair(text: str, negated: bool | None) -> None:
