@@ -119,8 +119,8 @@ _RESPECTIVELY = re.compile(r"\W*respectively\b", re.IGNORECASE)
 _APPOSITION = re.compile(r",\s+(?:an?|the)\b")
 #: A second verb phrase sharing the first one's subject: "… caused by Y and features Z".
 _COORDINATED_VERB = re.compile(
-    r"(?:\s+(?:mutations?|variants?|deficiency|expansions?|alleles?))?"
-    r"\s*,?\s*(?:and|but|or)\b(?:\s+(?:also|often|typically|usually|may|might|can|could|"
+    r"(?:\s+[\w-]+)?"
+    r"\s*,?\s+(?:and|but|or)\b(?:\s+(?:also|often|typically|usually|may|might|can|could|"
     r"is|are|was|were|\w+ly))*\s*",
     re.IGNORECASE,
 )

@@ -228,7 +228,7 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
     """Folded, singular keys of a name, of its un-inverted form and of its numbered head, and
     of each without a generic tail HGNC adds to a name people write shorter ("sonic hedgehog
     signaling molecule" → "sonic hedgehog"; ``folded``: the name already folded, to save
-    folding it again)."""
+    folding it again), and of a respiratory-chain name without "mitochondrial"."""
     keys = set()
     inverted = uninvert(text)
     head = numbered_head(text)
@@ -248,8 +248,18 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
             # 2": "Alzheimer type II" is an astrocyte)
             keys.add(" ".join(word_key(w) for w in (*words[:-2], words[-1])))
     keys |= {key[: -len(tail)] for key in keys for tail in _GENERIC_TAILS if key.endswith(tail)}
+    # the respiratory chain is mitochondrial: "complex I deficiency", "complex I assembly"
+    keys |= {key.removeprefix(_MITOCHONDRIAL) for key in keys if _RESPIRATORY_CHAIN.match(key)}
     keys.discard("")
     return keys
+
+
+#: A respiratory-chain name's prefix that people leave out ("mitochondrial complex I
+#: deficiency" is written "complex I deficiency") and what must follow it (as keys write it).
+_MITOCHONDRIAL = "mitochondrial "
+_RESPIRATORY_CHAIN = re.compile(
+    r"mitochondrial (?:respiratory chain |respirasome |complex (?:[ivx]{1,3}|[1-5])\b)"
+)
 
 
 #: Generic tails of gene names (as :func:`name_keys` writes them) that people leave out.

@@ -214,3 +214,14 @@ def test_name_keys_leave_out_a_generic_tail_people_do_not_write() -> None:
 def test_name_keys_take_a_latin_plural_for_its_singular() -> None:
     assert name_keys("autophagy of mitochondria") == name_keys("autophagy of mitochondrion")
     assert name_keys("basal ganglia") == name_keys("basal ganglion")
+
+
+def test_name_keys_leave_out_mitochondrial_before_the_respiratory_chain() -> None:
+    # "complex I deficiency", "complex I assembly" and "respirasome assembly" as written
+    assert "complex i deficiency" in name_keys("mitochondrial complex I deficiency")
+    assert "respiratory chain complex assembly" in name_keys(
+        "mitochondrial respiratory chain complex assembly"
+    )
+    assert "respirasome assembly" in name_keys("mitochondrial respirasome assembly")
+    # other mitochondrial names keep the word: "translation" is not mitochondrial translation
+    assert name_keys("mitochondrial translation") == {"mitochondrial translation"}
