@@ -493,7 +493,8 @@ class EntityExtractor:
         KG lacks, drugs, chemicals, anatomical structures (:func:`outside_vocabulary`) — on the
         text no other mention holds: a claim about one is unverifiable, not about its other
         mentions. A name whose id the KG holds (directly or as a node's alternative id) is a
-        mention of that node. Longest match first."""
+        mention of that node; a disease the KG holds only as "inherited X" is that node.
+        Longest match first."""
         folded, exact = outside_vocabulary()
         tokens = list(_TOKEN.finditer(text))
         mentions: list[EntityMention] = []
@@ -526,6 +527,8 @@ class EntityExtractor:
                 if size == 1 and _NOT_ALONE.fullmatch(phrase) and _WORD_AFTER.match(text, end):
                     break  # "hereditary ferritin disorders", "the severe congenital form"
                 node_id = self._kg_node(entity_id)
+                if node_id is None and entity_id.startswith("MONDO:"):
+                    node_id = self._inherited_form(phrase)
                 mentions.append(
                     EntityMention(
                         text=phrase,
@@ -540,6 +543,21 @@ class EntityExtractor:
                 break
             position += max(width, 1)
         return mentions
+
+    def _inherited_form(self, phrase: str) -> str | None:
+        """The KG's "inherited X" (or "hereditary X") for a disease X the KG lacks: what a
+        genetics report means by "epidermolysis bullosa" is MONDO's inherited class."""
+        if self.index is None:
+            return None
+        for prefix in ("inherited", "hereditary"):
+            found = [
+                e
+                for e in self.index.lookup(f"{prefix} {phrase}", node_types=_DISEASE_TYPE)
+                if e.match in ("name", "normalized")
+            ]
+            if found:
+                return found[0].id
+        return None
 
     def _kg_node(self, entity_id: str) -> str | None:
         """The KG node ``entity_id`` is, or stands for as an alternative id; None outside."""

@@ -130,7 +130,7 @@ _LIST_TAIL = re.compile(r",\s*X+(?:\s*,\s*X+)*\s*,?\s+(?:and|or|and/or)\s+X+\s*(
 _JOINER = re.compile(
     # "… with chorea, sometimes with palatal tremor": the list goes on
     r"\s*(?:,\s*(?:and\s+)?(?:sometimes|occasionally|often|usually|typically|rarely|also|even)"
-    r"\s+with\b|,|,?\s*\b(?:and|or|and/or|as well as|plus|"
+    r"\s+with\b|,|,?\s*\b(?:(?:and|or) as(?:\s+(?:an?|the))?|and|or|and/or|as well as|plus|"
     r"rather than(?:\s+(?:as|under|in|with|to|by|for|of))?(?:\s+(?:an?|the))?|"
     r"and not(?:\s+as)?(?:\s+(?:an?|the))?|but (?:not|also)(?:\s+(?:to|in|with|by|"
     r"for|of))?)\b"

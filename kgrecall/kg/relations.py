@@ -342,7 +342,7 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"
      # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)
      r"one of (?:the|its|their)(?=\s+X+\s*(?:[,.;:)]|$|\s+(?:and|or|but|so|because)\b))|"
-     r"classed as|classified (?:as|under)|child(?:ren)? (?:terms? )?of|"
+     r"classed (?:both )?as|classified (?:both )?(?:as|under)|child(?:ren)? (?:terms? )?of|"
      r"(?:filed|listed|grouped|placed|classed) under|(?:is|are|was|were) filed as|"
      r"falls? (?:under|into|within)|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),

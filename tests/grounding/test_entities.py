@@ -529,3 +529,16 @@ def test_a_widened_name_may_end_on_type(extractor: EntityExtractor) -> None:
 def test_a_topic_the_kg_lacks_is_refused(extractor: EntityExtractor) -> None:
     with pytest.raises(KGError, match="topic 'ORPHA:0' is no entity of the KG"):
         extractor.extract("The syndrome is rare.", topic="ORPHA:0")
+
+
+def test_a_disease_the_kg_holds_only_as_its_inherited_class_is_that_class(
+    extractor: EntityExtractor,
+) -> None:
+    # MONDO's "epidermolysis bullosa" is not in the demo KG; "inherited epidermolysis
+    # bullosa" is, and a genetics report means it
+    found = extractor.extract("The syndrome overlaps with epidermolysis bullosa.")
+    assert [(m.text, m.id, m.in_kg) for m in found][-1] == (
+        "epidermolysis bullosa",
+        "MONDO:0019276",
+        True,
+    )

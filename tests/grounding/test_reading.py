@@ -583,6 +583,14 @@ def test_a_clause_after_a_bracketed_gloss_hangs_on_the_glossed_name() -> None:
                    for pair in pairs)  # fmt: skip
 
 
+def test_lists_go_on_after_and_as() -> None:
+    # "classed both as an ED and as a suprabasal EBS": both are what it is classed as
+    assert read("[The syndrome] is classed both as an [ED] and as a [suprabasal EBS].") == [
+        ("The syndrome", "ED", "subclass_of", False, False),
+        ("The syndrome", "suprabasal EBS", "subclass_of", False, False),
+    ]
+
+
 def test_lists_go_on_after_rather_than_and_sometimes_with() -> None:
     pairs = read("[Central CH] is classified under [permanent CH] rather than under "
                  "[transient CH].")  # fmt: skip
