@@ -1153,6 +1153,15 @@ _CHEMICAL_NAME = re.compile(
 )
 #: A compound's development code: "LY2886721", "MK-0752", "GSK2606414".
 _COMPOUND_CODE = re.compile(r"[A-Z]{2,3}-?\d{3,7}[A-Z]?")
+#: A drug named by its international nonproprietary name's stem (WHO INN stems: monoclonal
+#: antibodies, kinase inhibitors, antisense and siRNA drugs, enzyme replacements, …), which
+#: new drugs have before any vocabulary lists them ("dupilumab", "pegvaliase", "tofersen").
+_DRUG_STEM = re.compile(
+    r"\b[A-Za-z][a-z]+(?:mab|tinib|ciclib|parib|rafenib|degib|lisib|vaptan|gliflozin|"
+    r"gliptin|glutide|sartan|prazole|setron|rsen|siran|olimus|glustat|valiase|glucerase|"
+    r"lucosidase|gene\s+\w+vec)\b"
+    r"|\b[a-z]{4,}ase\s+alfa\b"
+)
 #: A compound named after its class: "the γ-secretase inhibitor DAPT", "the mTOR inhibitor
 #: Torin 1", "the TrkB agonist 7,8-DHF".
 _NAMED_BY_CLASS = re.compile(
@@ -1163,10 +1172,11 @@ _NAMED_BY_CLASS = re.compile(
 
 def _compounds(text: str, taken: Spans) -> list[EntityMention]:
     """Drugs and chemicals no vocabulary names, on text no mention holds: systematic names,
-    development codes and a name after its class ("the γ-secretase inhibitor DAPT"). The KG
-    holds no compounds, so a claim about one is unverifiable, not about its other mentions."""
+    development codes, names with a drug stem ("dupilumab") and a name after its class ("the
+    γ-secretase inhibitor DAPT"). The KG holds no compounds, so a claim about one is
+    unverifiable, not about its other mentions."""
     spans: list[tuple[int, int]] = []
-    for pattern in (_CHEMICAL_NAME, _COMPOUND_CODE):
+    for pattern in (_CHEMICAL_NAME, _COMPOUND_CODE, _DRUG_STEM):
         for match in pattern.finditer(text):
             before = text[match.start() - 1] if match.start() else " "
             after = text[match.end()] if match.end() < len(text) else " "
