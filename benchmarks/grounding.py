@@ -74,7 +74,12 @@ first score in ``results/grounding_fresh2_first.json``. An eleventh,
 glycosylation clinic letter, an amino-acid disorders handout with a table, hereditary hearing
 loss MDT minutes, complex I / OXPHOS journal-club notes, a primary microcephaly grant section),
 by an eleventh helper likewise, on topics none of the others covered, is a development set:
-first score in ``results/grounding_dev8_first.json``, then read.
+first score in ``results/grounding_dev8_first.json``, then read. A twelfth,
+``benchmarks/data/grounding_fresh3/`` (5 reports, 171 lines: a spinal muscular atrophy clinic
+letter, a rickets and phosphate disorders handout with a table, brain malformation MDT
+minutes, cerebral small vessel disease and hemiplegic migraine journal-club notes, an
+overgrowth and PI3K–mTOR grant section), by a twelfth helper likewise, is held out like
+*test*: only scored, first score in ``results/grounding_fresh3_first.json``.
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -116,8 +121,8 @@ RESULTS = HERE / "results"
 #: only scored; *dev2* to *dev8* reports were written later still by a third to a sixth, an
 #: eighth, a ninth and an eleventh writer, to find new failure classes (read while
 #: developing: not held-out figures);
-#: *fresh* reports, by a seventh writer, and *fresh2*, by a tenth, are held out like *test*:
-#: only scored.
+#: *fresh* reports, by a seventh writer, *fresh2*, by a tenth, and *fresh3*, by a twelfth,
+#: are held out like *test*: only scored.
 REPORT_SETS = {
     "dev": (HERE / "data" / "grounding", "r*.md"),
     "test": (HERE / "data" / "grounding_test", "t*.md"),
@@ -130,6 +135,7 @@ REPORT_SETS = {
     "dev8": (HERE / "data" / "grounding_dev8", "k*.md"),
     "fresh": (HERE / "data" / "grounding_fresh", "x*.md"),
     "fresh2": (HERE / "data" / "grounding_fresh2", "q*.md"),
+    "fresh3": (HERE / "data" / "grounding_fresh3", "f*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -807,7 +813,9 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "(organic acidurias, fatty-acid oxidation, reproduction and DSD, ciliopathies, "
         "craniofacial), are held out like *test*; the *dev8* reports, by an eleventh "
         "(glycosylation, amino-acid disorders, hearing loss, OXPHOS, microcephaly; first score: "
-        "`results/grounding_dev8_first.json`), are a development set. "
+        "`results/grounding_dev8_first.json`), are a development set; the *fresh3* reports, by a "
+        "twelfth (spinal muscular atrophy, rickets, brain malformations, small vessel disease "
+        "and migraine, overgrowth), are held out like *test*. "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
