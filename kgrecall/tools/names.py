@@ -107,7 +107,7 @@ _LATIN_PLURALS = {
     "bacteria": "bacterium", "fungi": "fungus", "lamellae": "lamella",
 }  # fmt: skip
 #: Words names use interchangeably, keyed as one.
-_SAME_AS = {"disorder": "disease"}
+_SAME_AS = {"disorder": "disease", "metabolism": "metabolic"}
 #: British → American spellings, as (pattern, replacement) on one word.
 _AMERICAN = [
     (re.compile(r"(?<=[a-z]{3})is(ed|ing|ation|ations|er|ers)$"), r"iz\1"),
@@ -165,8 +165,10 @@ def word_key(word: str) -> str:
     adjective as "-ologic" ("paraneoplastic neurological syndromes" is MONDO's
     "paraneoplastic neurologic syndrome"), a Latin "-ismus" as "-ism" ("hemiballism" is
     HPO's "Hemiballismus"), "mtDNA" spelt out, a Latin or Greek plural as its singular
-    ("autophagy of mitochondria" is GO's "autophagy of mitochondrion"), and "disorder" as
-    "disease" ("a lipid storage disorder" is MONDO's "lipid storage disease")."""
+    ("autophagy of mitochondria" is GO's "autophagy of mitochondrion"), "disorder" as
+    "disease" ("a lipid storage disorder" is MONDO's "lipid storage disease") and
+    "metabolism" as "metabolic" ("tetrahydrobiopterin metabolic disease" is MONDO's
+    "tetrahydrobiopterin metabolism disease")."""
     if word in _SPELT_OUT:
         return _SPELT_OUT[word]
     if word in _LATIN_PLURALS:

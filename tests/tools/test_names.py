@@ -225,3 +225,10 @@ def test_name_keys_leave_out_mitochondrial_before_the_respiratory_chain() -> Non
     assert "respirasome assembly" in name_keys("mitochondrial respirasome assembly")
     # other mitochondrial names keep the word: "translation" is not mitochondrial translation
     assert name_keys("mitochondrial translation") == {"mitochondrial translation"}
+
+
+def test_name_keys_take_metabolism_for_metabolic() -> None:
+    # MONDO's "tetrahydrobiopterin metabolism disease", as a report writes it
+    assert name_keys("tetrahydrobiopterin metabolic disease") & name_keys(
+        "tetrahydrobiopterin metabolism disease"
+    )
