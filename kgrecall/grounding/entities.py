@@ -260,14 +260,24 @@ class EntityExtractor:
                 for xref in node.properties.get("xrefs", ()):
                     self._by_xref.setdefault(str(xref), node.id)
 
-    def sole_disease(self, mentions: Sequence[EntityMention]) -> str | None:
-        """The one disease ``mentions`` name (None for none or several): what "the syndrome"
-        in the next sentence refers to."""
+    def sole_disease(self, mentions: Sequence[EntityMention], text: str = "") -> str | None:
+        """The one disease ``mentions`` (of ``text``) name, else the disease the claim opens
+        on when no other is listed with it (None for none or a list): what "the syndrome" or
+        "It" in the next sentence refers to."""
         if self.index is None:
             return None
         index = self.index
         diseases = {m.id for m in mentions if m.in_kg and index.type_of(m.id) == "disease"}
-        return diseases.pop() if len(diseases) == 1 else None
+        if len(diseases) <= 1:
+            return diseases.pop() if diseases else None
+        first, second = mentions[0], mentions[1]
+        if (
+            first.in_kg
+            and index.type_of(first.id) == "disease"
+            and not _LISTED.fullmatch(text, first.end, second.start)
+        ):
+            return first.id  # the claim's subject: "NGLY1 deficiency was considered, but …"
+        return None
 
     def sole_gene(self, mentions: Sequence[EntityMention]) -> str | None:
         """The one gene or protein ``mentions`` name (a gene and its protein, named alike,
@@ -1301,6 +1311,10 @@ _TYPE_CODE_AT_END = re.compile(r"(?i)(?:^|[\s,]+)type\s+\S+$")
 _DEFINITE_DISEASE = re.compile(
     r"\b(?:the|this)\s+(?:syndrome|disorder|disease|condition)\b", re.IGNORECASE
 )
+#: What joins two items of a list: "Lowe syndrome and Joubert syndrome".
+_LISTED = re.compile(r"\s*(?:,\s*)?(?:and|or|/|&|,)\s*", re.IGNORECASE)
+#: A claim that opens on a pronoun: "It is not classed as …", "Its chorea …".
+_OPENING_PRONOUN = re.compile(r"\s*(?:[-*]\s+)?(It|Its)\b")
 #: A gene or protein named again by its kind: "the receptor", "this gene", "the mutant
 #: protein" — not before its name ("the receptor CXCR4") or a word that makes it another
 #: thing ("the gene product", "the receptor family").
@@ -1511,6 +1525,15 @@ def _anaphora(
                     id=before.popitem()[1], kind="dictionary", in_kg=True,
                 )
             )  # fmt: skip
+    pronoun = _OPENING_PRONOUN.match(text)
+    if pronoun and topic is not None and gene_topic is None and index.type_of(topic) == "disease":
+        # "Its chorea, athetosis and alacrima …" after a claim about one disease
+        found.append(
+            EntityMention(
+                text=pronoun.group(1), start=pronoun.start(1), end=pronoun.end(1), id=topic,
+                kind="dictionary", in_kg=True,
+            )
+        )  # fmt: skip
     return sorted(found, key=lambda m: m.start)
 
 

@@ -90,6 +90,12 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s+(?:and|or)\s+(?=X+\s+(?:with|to|in|for|as|by)\s+X)",
     re.IGNORECASE,
 )
+#: An interjection set off by commas, right before the comma that closes it.
+_INTERJECTION = re.compile(
+    r",\s*(?:however|therefore|thus|though|indeed|moreover|furthermore|nevertheless|"
+    r"in fact|of course|in turn)\s*$",
+    re.IGNORECASE,
+)
 #: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.
 _FRONTED = re.compile(r"\s*(?:although|though|while|whereas|because|since|unless)\b", re.I)
 _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
@@ -544,6 +550,8 @@ def _clauses(text: str) -> list[_Clause]:
         if match.group(0).startswith(","):  # ", which …," ends at the next comma
             _close(text, match.end(), cuts)
     for match in _ASIDE.finditer(text):
+        if _INTERJECTION.search(text, 0, match.start()):
+            continue  # "X is not, however, classed as Y": the comma closes an interjection
         kind = "apposition" if _APPOSITION.match(text, match.start()) else "aside"
         cuts.append((match.start(), match.start() + 1, kind))
         _close(text, match.end(), cuts)

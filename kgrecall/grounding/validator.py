@@ -164,7 +164,7 @@ class KGGroundingValidator:
             # outside the KG stay in, so a pair with one is unverifiable, not dropped.
             raw = report[claim.start : claim.end]
             found = self.extractor.extract(raw, topic=topic, gene_topic=gene_topic, defined=defined)
-            topic = self.extractor.sole_disease(found)
+            topic = self.extractor.sole_disease(found, raw)
             gene_topic = self.extractor.sole_gene(found)
             defined.update(self.extractor.definitions(raw))
             # Predicates and negation are read outside the names ("X-linked", "Non-…").

@@ -130,6 +130,7 @@ def test_direction_of_the_wording(text: str, inverse: bool) -> None:
         ("[GRN] does not, however, bind [EGFR].", True),  # an interjection cuts no clause
         ("[SCA2] presents without [ataxia].", True),
         ("[CDK6] has been firmly excluded as an [MCPH] gene.", True),
+        ("[Barth] is not, however, classed as one of the [3-MGAs].", True),  # an interjection
     ],
 )
 def test_negation_is_scoped_to_the_clause_of_the_pair(text: str, negated: bool | None) -> None:

@@ -247,6 +247,25 @@ def test_the_syndrome_refers_to_the_disease_the_sentence_before_named(
     assert [e.id for e in result.claims[1].entities] == ["NCBIGene:4952"]
 
 
+def test_it_refers_to_the_disease_the_claim_before_opened_on(demo: NetworkXStore) -> None:
+    # the claim before opens on Barth syndrome (another disease follows, not listed with it);
+    # an interjection ("however") cuts no clause, so the denial holds and contradicts the KG
+    result = KGGroundingValidator(demo).validate(
+        "Barth syndrome was considered before Danon disease. "
+        "It is not, however, classed as one of the 3-methylglutaconic acidurias."
+    )
+    second = result.claims[1]
+    assert [e.id for e in second.entities] == ["OMIM:302060", "MONDO:0017359"]
+    assert second.conflicts == [
+        "the claim denies it, but the KG says OMIM:302060 subclass_of MONDO:0017359"
+    ]
+    # after a list of diseases, "It" has no referent
+    result = KGGroundingValidator(demo).validate(
+        "Lowe syndrome and Joubert syndrome differ. It is rare."
+    )
+    assert result.claims[1].entities == []
+
+
 def test_a_short_form_the_report_defined_keeps_its_meaning_later(demo: NetworkXStore) -> None:
     report = (
         "Fanconi anaemia (FA) is a chromosome instability disorder. "
