@@ -20,9 +20,7 @@ directed relation (hierarchy, part-of, phenotype, encodes, regulation, targets, 
 the edge's direction ("tremor is a type of resting tremor"; the passive "A is encoded by B" and
 "Y is a symptom of X" name the tail first); the claim denies a relation the KG holds as a
 direct edge. A regulation wording said of a disease or phenotype ("increasing severity in
-BBS1 families") is loose: it claims an association, not a regulation; a relation the KG
-holds no edge of, nor of its opposite, is checked as an association (the KG cannot speak to
-it). A pair without a direct
+BBS1 families") is loose: it claims an association, not a regulation. A pair without a direct
 edge is not checked for relation or direction (the claim may be an indirect statement), and
 denying it is no contradiction: the KG cannot confirm an absence, so a denied pair without a
 direct edge is **ungrounded**. Edges with provenance
@@ -266,11 +264,6 @@ class PathVerifier:
     def _signatures(self) -> dict[str, RelationSignature]:
         return relation_signatures(self.store)
 
-    @cached_property
-    def _known(self) -> frozenset[str]:
-        """The relations the KG holds edges of."""
-        return frozenset(self._signatures)
-
     def _type(self, entity: str) -> str | None:
         return self.store.get_node(entity).type if self.store.has_node(entity) else None
 
@@ -341,11 +334,6 @@ class PathVerifier:
             and not {self._type(subject), self._type(obj)} <= (_MOLECULAR_TYPES)
         ):  # "CCDC28B increases severity in BBS1": loose wording, an association at most
             claimed = frozenset()
-        # a relation the KG holds no edge of (nor of its opposite) it can neither confirm nor
-        # contradict: "UBE3A, maternally expressed, …" where the KG has no expression edges
-        claimed = frozenset(
-            r for r in claimed if r in self._signatures or OPPOSITES.get(r, set()) & self._known
-        )
         for entity in (subject, obj):
             if not self.store.has_node(entity):
                 return PairVerdict(

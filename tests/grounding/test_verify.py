@@ -238,13 +238,3 @@ def test_a_regulation_wording_said_of_a_disease_claims_an_association(
     )
     assert denied.conflicts
     # between molecules the wording keeps its meaning ("Levodopa activates LRRK2" above)
-
-
-def test_a_relation_the_kg_holds_no_edge_of_is_no_conflict(store: NetworkXStore) -> None:
-    # the hand-checked KG has no expression edges: it can neither confirm nor contradict
-    # "expressed in", so the pair is checked as an association
-    assert "expressed_in" not in {e.relation for e in store.edges()}
-    verdict = claim(PathVerifier(store), "SNCA is expressed in Parkinson disease.", ["G1", "D1"])
-    assert verdict.label == "grounded" and not verdict.conflicts
-    # a relation whose opposite the KG holds still contradicts it ("activates" vs "inhibits",
-    # test_opposite_relation_on_the_direct_edge_is_a_conflict)
