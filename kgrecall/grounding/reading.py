@@ -199,6 +199,14 @@ _POSTMODIFIER = re.compile(
     r"(?:caused by|due to|owing to|secondary to|resulting from)(?: mutations? in)?", re.I
 )
 
+#: Relations a regulation wording claims, and the endings of its words that are no finite
+#: verb: a participle ("increasing severity in BBS1 families": an effect), an agent noun or
+#: an action noun ("the transcriptional regulators CIITA", "regulation").
+_REGULATION = frozenset(
+    {"regulates", "positively_regulates", "negatively_regulates", "activates", "inhibits"}
+)
+_NOT_FINITE = re.compile(r"(?:ing|ors?|ions?|ory)$", re.IGNORECASE)
+
 #: Relations said of a list of mentions with no object ("A and B interact").
 _MUTUAL = frozenset({"interacts_with"})
 #: Longest coordinated run of subjects or objects one predicate takes ("binds A, B and C").
@@ -595,7 +603,10 @@ def _predicates(
             if taken.overlaps(*match.span()) or masked.overlaps(match.start(), match.start() + 1):
                 continue
             added.append(match.span())
-            found.append((*match.span(), relations, inverse))
+            # "increasing severity in X", "the transcriptional regulators CIITA": a word of
+            # regulation that is no finite verb claims no regulation
+            loose = relations & _REGULATION and _NOT_FINITE.search(match.group(0))
+            found.append((*match.span(), frozenset() if loose else relations, inverse))
         taken.add_sorted(sorted(added))
     return sorted(found)
 

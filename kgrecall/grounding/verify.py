@@ -19,8 +19,7 @@ inhibits); they carry only other relations (the claim says "treats", the KG says
 directed relation (hierarchy, part-of, phenotype, encodes, regulation, targets, treats) against
 the edge's direction ("tremor is a type of resting tremor"; the passive "A is encoded by B" and
 "Y is a symptom of X" name the tail first); the claim denies a relation the KG holds as a
-direct edge. A regulation wording said of a disease or phenotype ("increasing severity in
-BBS1 families") is loose: it claims an association, not a regulation. A pair without a direct
+direct edge. A pair without a direct
 edge is not checked for relation or direction (the claim may be an indirect statement), and
 denying it is no contradiction: the KG cannot confirm an absence, so a denied pair without a
 direct edge is **ungrounded**. Edges with provenance
@@ -77,9 +76,6 @@ GENERIC = frozenset(name for name, relation in RELATIONS.items() if relation.gen
 DIRECTED = frozenset(name for name, relation in RELATIONS.items() if relation.directed_claims)
 #: Node types a claim names alike (a gene and the protein it encodes).
 _GENE_LIKE = frozenset({"gene", "protein"})
-#: Relations between molecules and processes only, and the node types they may join.
-MOLECULAR = frozenset(name for name, relation in RELATIONS.items() if relation.molecular)
-_MOLECULAR_TYPES = frozenset({"gene", "protein", "go_term", "drug", "chemical"})
 #: Relations whose two ends a claim names alike (a gene and the protein it encodes).
 IDENTITY = frozenset(name for name, relation in RELATIONS.items() if relation.same_name)
 
@@ -328,12 +324,6 @@ class PathVerifier:
         """One asserted pair: path label, then relation, direction and negation against the
         direct edges (a pair 2+ hops apart may be an indirect statement: not checked)."""
         claimed, negated = assertion.relations, assertion.negated
-        if (
-            claimed
-            and claimed <= MOLECULAR
-            and not {self._type(subject), self._type(obj)} <= (_MOLECULAR_TYPES)
-        ):  # "CCDC28B increases severity in BBS1": loose wording, an association at most
-            claimed = frozenset()
         for entity in (subject, obj):
             if not self.store.has_node(entity):
                 return PairVerdict(

@@ -59,11 +59,6 @@ class Relation:
     #: Relations a claim of this one is a finer statement of, so an edge of theirs is no
     #: conflict ("NT-3 activates TrkA" where the KG records only that they interact).
     refines: frozenset[str] = frozenset()
-    #: Whether it holds between molecules and processes only (genes, proteins, GO terms,
-    #: drugs and chemicals):
-    #: its wording said of a disease is loose ("increasing severity in BBS1 families") and
-    #: claims no more than an association.
-    molecular: bool = False
 
 
 _UP = frozenset({"positively_regulates", "activates"})
@@ -98,7 +93,6 @@ _DEFINITIONS = [
         ),
         examples=("regulates", "controls"),
         directed_claims=True,
-        molecular=True,
     ),
     Relation(
         "positively_regulates",
@@ -113,7 +107,6 @@ _DEFINITIONS = [
         opposites=_DOWN,
         directed_claims=True,
         refines=_BINDING,
-        molecular=True,
     ),
     Relation(
         "negatively_regulates",
@@ -128,12 +121,11 @@ _DEFINITIONS = [
         opposites=_UP,
         directed_claims=True,
         refines=_BINDING,
-        molecular=True,
     ),
     Relation("inhibits", "inhibits", verb="inhibits", opposites=_UP, directed_claims=True,
-             refines=_BINDING, molecular=True),
+             refines=_BINDING),
     Relation("activates", "activates", verb="activates", opposites=_DOWN, directed_claims=True,
-             refines=_BINDING, molecular=True),
+             refines=_BINDING),
     Relation(
         "encodes",
         "gene encodes protein",
@@ -284,7 +276,10 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\bencod\w*", frozenset({"encodes"}), False),
     (r"\b(interact\w*|bind\w*|binds|recruit\w*|signal\w* (?:through|via)|(?:forms? )?"
      r"(?:a )?complex(?:es)? with)", frozenset({"interacts_with"}), False),
-    (r"\bexpress\w*", frozenset({"expressed_in"}), False),
+    # "expressed in the striatum", "expression in neurons" (not "the maternally expressed
+    # UBE3A gene", an adjective)
+    (r"\bexpress(?:ed|es|ion|ing)?\s+(?:[\w-]+\s+){0,2}?(?:in|on|at|within|throughout)\b",
+     frozenset({"expressed_in"}), False),
     # "RYR1 variants have also been reported in CMS17": the gene's disease, not its phenotype
     (r"\b(?:variants?|mutations?|alleles?|expansions?)\s+(?:(?:have|has|had)\s+(?:also\s+)?"
      r"been|(?:are|is|were|was)(?:\s+also)?)\s+(?:reported|found|described|identified|"

@@ -606,3 +606,20 @@ def test_lists_go_on_after_rather_than_and_sometimes_with() -> None:
         ("Neuroferritinopathy", "chorea", "has_phenotype", False, False),
         ("Neuroferritinopathy", "palatal tremor", "has_phenotype", False, False),
     ]
+
+
+def test_regulation_words_that_are_no_finite_verbs_claim_no_regulation() -> None:
+    assert read("[CCDC28B] acts as a modifier, increasing severity in [BBS1] families.") == [
+        ("CCDC28B", "BBS1", "", False, False)
+    ]
+    pairs = read("[BLS2] is caused by defects in the transcriptional regulators [CIITA].")
+    assert all(relations != "regulates" for _, _, relations, _, _ in pairs)
+    assert read("[PINK1] activates [parkin].")[0][2] == "activates/positively_regulates"
+
+
+def test_expressed_relates_only_with_a_place_after_it() -> None:
+    # "the maternally expressed UBE3A gene" is an adjective, not an expression claim
+    assert read("[Angelman syndrome] is due to loss of the maternally expressed [UBE3A].") == [
+        ("Angelman syndrome", "UBE3A", "associated_with", False, False)
+    ]
+    assert read("[TH] is expressed in the [striatum].")[0][2] == "expressed_in"

@@ -225,16 +225,13 @@ def test_two_records_of_one_disease_are_one_end_of_a_claim(demo: NetworkXStore) 
     assert "OMIM:613364" not in verifier.identities("ORPHA:100994")
 
 
-def test_a_regulation_wording_said_of_a_disease_claims_an_association(
+def test_a_regulation_word_that_is_no_finite_verb_claims_no_regulation(
     store: NetworkXStore,
 ) -> None:
-    # "increasing severity in Parkinson disease" is loose wording: no regulation conflict
-    # against the gene's association edge, and denying it still denies the association
-    text = "SNCA increases severity in Parkinson disease."
-    loose = claim(PathVerifier(store), text, ["G1", "D1"])
+    # "…, increasing severity in Parkinson disease" states an effect: no regulation conflict
+    # against the gene's association edge; "SNCA increases Parkinson disease" does claim one
+    verifier = PathVerifier(store)
+    text = "SNCA acts as a modifier, increasing severity in Parkinson disease."
+    loose = claim(verifier, text, ["G1", "D1"])
     assert loose.label == "grounded" and not loose.conflicts
-    denied = claim(
-        PathVerifier(store), "SNCA does not increase severity in Parkinson disease.", ["G1", "D1"]
-    )
-    assert denied.conflicts
-    # between molecules the wording keeps its meaning ("Levodopa activates LRRK2" above)
+    assert claim(verifier, "SNCA increases Parkinson disease.", ["G1", "D1"]).conflicts
