@@ -107,7 +107,12 @@ _LATIN_PLURALS = {
     "bacteria": "bacterium", "fungi": "fungus", "lamellae": "lamella",
 }  # fmt: skip
 #: Words names use interchangeably, keyed as one.
-_SAME_AS = {"disorder": "disease", "metabolism": "metabolic"}
+_SAME_AS = {
+    "disorder": "disease",
+    "metabolism": "metabolic",
+    "reduced": "decreased",
+    "diminished": "decreased",
+}
 #: British → American spellings, as (pattern, replacement) on one word.
 _AMERICAN = [
     (re.compile(r"(?<=[a-z]{3})is(ed|ing|ation|ations|er|ers)$"), r"iz\1"),
@@ -168,7 +173,8 @@ def word_key(word: str) -> str:
     ("autophagy of mitochondria" is GO's "autophagy of mitochondrion"), "disorder" as
     "disease" ("a lipid storage disorder" is MONDO's "lipid storage disease") and
     "metabolism" as "metabolic" ("tetrahydrobiopterin metabolic disease" is MONDO's
-    "tetrahydrobiopterin metabolism disease")."""
+    "tetrahydrobiopterin metabolism disease") and "reduced" or "diminished" as "decreased"
+    ("reduced reflexes" is HPO's "Decreased reflexes")."""
     if word in _SPELT_OUT:
         return _SPELT_OUT[word]
     if word in _LATIN_PLURALS:

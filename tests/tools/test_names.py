@@ -232,3 +232,9 @@ def test_name_keys_take_metabolism_for_metabolic() -> None:
     assert name_keys("tetrahydrobiopterin metabolic disease") & name_keys(
         "tetrahydrobiopterin metabolism disease"
     )
+
+
+def test_name_keys_take_reduced_and_diminished_for_decreased() -> None:
+    # HPO's "Decreased reflexes" (Hyporeflexia), as a clinic letter writes it
+    assert name_keys("Reduced reflexes") == name_keys("Decreased reflexes")
+    assert name_keys("diminished reflexes") == name_keys("Decreased reflexes")
