@@ -902,7 +902,7 @@ class EntityExtractor:
         starts nor ends with another mention (a list: "FTD and ALS", "dystonia, tremor"), and
         a span with "and" or "or" is a coordination unless the name holds all its words
         ("focal and segmental dystonias" are two). An abbreviation is tried as written, then
-        spelt out as the KG names its entity ("EDS, kyphoscoliotic type 2")."""
+        spelt out as the KG names its entity ("Central CH": "central congenital hypothyroidism")."""
         assert self.index is not None
         index = self.index
         node_type = index.type_of(entity_id)
@@ -1501,7 +1501,8 @@ def _anaphora(
     "the syndrome" (the disorder, the disease, the condition) after a disease's name in the
     same text is that disease, when only one disease is named before it — or, when none is,
     the ``topic`` the text before named. Likewise "the receptor" (this gene, the protein, the
-    enzyme, …) and a gene or protein, ``gene_topic``."""
+    enzyme, …) and a gene or protein, ``gene_topic``. A claim opening on "It" or "Its" is
+    about the ``topic`` disease when no ``gene_topic`` competes."""
     found = list(named)
     for pattern, types, default in (
         (_DEFINITE_DISEASE, _DISEASE_TYPE, topic),

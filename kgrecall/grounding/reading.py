@@ -305,7 +305,7 @@ def read_assertions(
                 and previous_modifier
                 and "," not in text[spans[subjects[-1]][1] : start]
             ):  # "X due to Y deficiency is classed as Z": the noun phrase's head, X, is
-                subjects = previous[0]
+                subjects = previous[0]  # what is classed
             if not subjects or (clause.kind == "apposition" and subjects[0] == first > 0):
                 # an apposition's head noun is the mention it restates: "SCA48, a dominant
                 # ataxia with chorea" says SCA48 has chorea
