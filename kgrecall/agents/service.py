@@ -932,6 +932,7 @@ class QueryService:
                 f"(--model ultra) or calibrate retrieval only (--no-neural)"
             )
         target = calibration_store(self.workspace)
+        settings = CalibrationSettings(n_queries=queries, seed=seed)
         if only_missing:
             predictor_id = NO_PREDICTOR if deployed is None else deployed.identifier
             topologies = [
@@ -941,7 +942,8 @@ class QueryService:
                     isinstance(
                         target.find(
                             CalibrationKey(kg, store.version, predictor_id, name, alpha,
-                                           method, conditioning)
+                                           method, conditioning),
+                            scoring=settings.gate.scoring,
                         ),
                         str,
                     )
@@ -969,7 +971,7 @@ class QueryService:
             alphas=list(alphas),
             methods=list(methods),
             conditionings=[conditioning],
-            settings=CalibrationSettings(n_queries=queries, seed=seed),
+            settings=settings,
         )
         target.save(records)
         return records, target.location

@@ -48,11 +48,19 @@ from kgrecall.kg import KGError
 DEFAULT_GAMMAS: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
 
 
+#: The grid's smallest prediction threshold, relative to δ: the least kept probability
+#: (0.002) divided by ``1 + k`` for a hop with up to 199 retrieved answers (the gate's recall
+#: weighting); smaller scores are reached only by "everything".
+PREDICTED_FLOOR = 1e-5
+#: Grid points from 0.96·δ down to the floor (about 15 per decade).
+PREDICTED_POINTS = 72
+
+
 def threshold_grid(routing_threshold: float, *, retrieval_points: int = 6) -> np.ndarray:
-    """Descending t values: 1 → δ through retrieved facts, δ → 0.002·δ through predictions,
+    """Descending t values: 1 → δ through retrieved facts, δ → 10⁻⁵·δ through predictions,
     then 0 ("everything"). Index 0 is the smallest set."""
     retrieved = np.linspace(1.0, routing_threshold, retrieval_points)
-    predicted = routing_threshold * np.geomspace(0.96, 0.002, 48)
+    predicted = routing_threshold * np.geomspace(0.96, PREDICTED_FLOOR, PREDICTED_POINTS)
     return np.concatenate([retrieved, predicted, [0.0]])
 
 

@@ -381,6 +381,7 @@ def _record(
         groups=groups,
         n_queries=settings.n_queries,
         max_answers=settings.max_answers,
+        scoring=settings.gate.scoring,
         hide_fractions=[round(f, 4) for f in hide_fractions],
         seed=settings.seed,
         seconds=round(seconds, 3),

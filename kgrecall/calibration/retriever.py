@@ -180,6 +180,11 @@ class CalibratedRetriever:
             return self._predictor
 
     @property
+    def gate_config(self) -> GateConfig:
+        """How the gate routes and scores (the default unless one was given)."""
+        return self._gate_config or GateConfig()
+
+    @property
     def gate(self) -> ConformalGate:
         """The gate over the store and the completion model bound to it (built once)."""
         with self._lock:
@@ -244,7 +249,7 @@ class CalibratedRetriever:
             )  # fmt: skip
             earlier = [version for version, _ in self.stale.versions]
             try:
-                return self.calibrations.find(key, earlier)
+                return self.calibrations.find(key, earlier, scoring=self.gate_config.scoring)
             except CalibrationStoreError as error:  # answer uncalibrated, never fail the query
                 log.warning("calibration lookup failed: %s", error)
                 return f"the calibration store cannot be read ({error.problem})"

@@ -94,6 +94,9 @@ class Calibration(BaseModel):
     #: covers queries with at most this many retrieved answers (None: records before the limit
     #: was stored).
     max_answers: int | None = None
+    #: How the gate scored predictions (:attr:`~kgrecall.calibration.GateConfig.scoring`); the
+    #: thresholds hold for that scoring only (None: records before it was stored).
+    scoring: str | None = None
     hide_fractions: list[float]
     seed: int
     seconds: float
@@ -198,20 +201,25 @@ class CalibrationStore(ABC):
         return next((c for c in self.all() if c.id == calibration_id), None)
 
     def find(
-        self, wanted: CalibrationKey, earlier_versions: Sequence[str] = ()
+        self,
+        wanted: CalibrationKey,
+        earlier_versions: Sequence[str] = (),
+        *,
+        scoring: str | None = None,
     ) -> Calibration | str:
         """The valid record with the largest calibrated α ≤ ``wanted.alpha``, or why there is
         none. Without one for ``wanted.kg_version``, the first of ``earlier_versions`` (the
         KG's earlier versions, newest first) that has one stands in: a stale calibration,
-        which the caller must say it is."""
-        found = self._find(wanted)
+        which the caller must say it is. With ``scoring``, a record made with a completion
+        model counts only if the gate scored its predictions that way."""
+        found = self._find(wanted, scoring)
         for version in earlier_versions if isinstance(found, str) else ():
-            older = self._find(replace(wanted, kg_version=version))
+            older = self._find(replace(wanted, kg_version=version), scoring)
             if not isinstance(older, str):
                 return older
         return found
 
-    def _find(self, wanted: CalibrationKey) -> Calibration | str:
+    def _find(self, wanted: CalibrationKey, scoring: str | None) -> Calibration | str:
         kg_name, kg_version, predictor_id = wanted.kg_name, wanted.kg_version, wanted.predictor_id
         topology, alpha, method = wanted.topology, wanted.alpha, wanted.method
         conditioning = wanted.conditioning
@@ -230,6 +238,15 @@ class CalibrationStore(ABC):
                 f"no calibration for link predictor {predictor_id} (calibrated with "
                 f"{current[0].predictor_id}); recalibrate after training"
             )
+        if scoring is not None and predictor_id != NO_PREDICTOR:
+            scored_alike = [c for c in same_model if c.scoring == scoring]
+            if not scored_alike:
+                return (
+                    f"the calibrations for {predictor_id} were made with another scoring of "
+                    f"predictions ({same_model[0].scoring or 'unrecorded'}, now {scoring}): "
+                    "recalibrate"
+                )
+            same_model = scored_alike
         same_topology = [
             c for c in same_model if c.topology == topology and c.conditioning == conditioning
         ]

@@ -300,10 +300,12 @@ def group_risks(
 
 
 def hard_minority(data: ScoredQueries, share: float = 0.05) -> list[str]:
-    """Group labels: the ``share`` of queries whose best true answer scores lowest ("hard";
-    too few for its own cell at the sizes below) and everything else ("easy")."""
-    best = np.array([scores[-1] for scores in data.answer_scores[0]])
-    hard = set(np.argsort(best, kind="stable")[: int(share * data.n)].tolist())
+    """Group labels: the ``share`` of queries the pooled thresholds serve worst — the highest
+    false-negative rate at the pooled CRC point for α = 0.1 ("hard"; too few for its own
+    cell at the sizes below) — and everything else ("easy")."""
+    pooled = choose(data, "crc", 0.1, delta=0.1, grid=GRID, seed=0)
+    losses, _ = split_losses(data, pooled.gamma, pooled.t, np.arange(data.n))
+    hard = set(np.argsort(-losses, kind="stable")[: int(share * data.n)].tolist())
     return ["hard" if i in hard else "easy" for i in range(data.n)]
 
 

@@ -34,8 +34,10 @@ from kgrecall.kg.deadline import deadline
 from kgrecall.tools import (
     TOPOLOGIES,
     EntityQuery,
+    IntersectQuery,
     LinkPredictor,
     ProjectQuery,
+    UnionQuery,
     execute_sets,
     projections,
     sample_query,
@@ -211,7 +213,8 @@ def test_predictions_and_everything_stay_inside_the_answer_type() -> None:
         (ProjectQuery(relation="has_phenotype", input=EntityQuery(id="G3")), {"phenotype"}),
     ]
     for query, expected_types in cases:
-        hybrid = gate.run(query, {0: 0.1})
+        # predictions score δ·0.3 / (1 + k) = 0.15 / (1 + k) ≥ 0.01 with k ≤ 3 retrieved here
+        hybrid = gate.run(query, {0: 0.01})
         assert {types[c.id] for c in hybrid.candidates} == expected_types
         assert hybrid.neural_augmented and hybrid.predicted > 0
         everything = gate.run(query, {0: 0.0})
@@ -240,7 +243,7 @@ def test_the_answer_type_follows_the_type_of_the_hops_input() -> None:
         input=ProjectQuery(relation="has_phenotype", input=EntityQuery(id="G1")),
     )
     for query, expected in ((from_disease, "disease"), (from_phenotype, "phenotype")):
-        hybrid = gate.run(query, dict.fromkeys(range(2), 0.1))
+        hybrid = gate.run(query, dict.fromkeys(range(2), 0.01))
         assert hybrid.predicted > 0 and {types[c.id] for c in hybrid.candidates} == {expected}
         everything = gate.run(query, dict.fromkeys(range(2), 0.0))
         size = sum(kind == expected for kind in types.values())
@@ -349,6 +352,55 @@ def test_predictions_score_strictly_below_the_routing_threshold() -> None:
     config = GateConfig()
     scores = config.neural_scores(np.array([1.0, 0.5, 0.0]))
     assert scores[0] < config.routing_threshold and scores[1] == 0.25 and scores[2] == 0.0
+    assert config.neural_scores(np.array([0.5]), known_answers=4)[0] == 0.05
+
+
+def test_predictions_are_weighted_by_the_answers_their_hop_retrieves(
+    umls: NetworkXStore, umls_predictor: LinkPredictor
+) -> None:
+    """A prediction scores δ·p / (1 + k), k = the answers its hop retrieves (the share of the
+    query's recall it can add); with the weighting off, δ·p."""
+    weighted = ScoredGraph(umls, umls_predictor)
+    plain = ScoredGraph(umls, umls_predictor, GateConfig(answer_weighting=0.0))
+    assert weighted.config.scoring != plain.config.scoring
+    retrieved_counts = set()
+    for seed in range(8):
+        query = sample_query(umls, "1p", random.Random(seed))
+        hop, reference = (
+            weighted.evaluate(query, lambda d: True),
+            plain.evaluate(query, lambda d: True),
+        )
+        assert hop.neural is not None and reference.neural is not None  # type: ignore[union-attr]
+        known = len(execute_sets(umls, query)[0])
+        retrieved_counts.add(known)
+        expected = reference.neural / (1 + known)  # type: ignore[union-attr]
+        np.testing.assert_allclose(hop.neural, expected, rtol=1e-12)  # type: ignore[union-attr]
+        assert (hop.neural > 0).sum() > 0  # type: ignore[union-attr]
+    assert len(retrieved_counts) > 1
+
+
+@pytest.mark.parametrize("shape", ["2i", "2u"])
+def test_a_joins_branches_are_weighted_by_its_retrieved_answers(
+    umls: NetworkXStore, umls_predictor: LinkPredictor, shape: str
+) -> None:
+    """Recall counts the join's answers: every branch's predictions are divided by 1 + the
+    answers the intersection (union) retrieves, not by each branch's own count."""
+    weighted = ScoredGraph(umls, umls_predictor)
+    plain = ScoredGraph(umls, umls_predictor, GateConfig(answer_weighting=0.0))
+    own_counts_differ = False
+    for seed in range(4):
+        query = sample_query(umls, shape, random.Random(seed))
+        assert isinstance(query, IntersectQuery | UnionQuery)
+        join, reference = (
+            weighted.evaluate(query, lambda d: True),
+            plain.evaluate(query, lambda d: True),
+        )
+        known = len(execute_sets(umls, query)[0])
+        branches = zip(join.children, reference.children, query.inputs, strict=True)  # type: ignore[union-attr]
+        for branch, plain_branch, branch_query in branches:
+            np.testing.assert_allclose(branch.neural, plain_branch.neural / (1 + known), rtol=1e-12)
+            own_counts_differ |= len(execute_sets(umls, branch_query)[0]) != known
+    assert own_counts_differ
 
 
 def test_without_a_predictor_hybrid_hops_say_so(umls: NetworkXStore) -> None:
@@ -364,6 +416,7 @@ def test_without_a_predictor_hybrid_hops_say_so(umls: NetworkXStore) -> None:
     [
         ({"routing_threshold": 1.0}, "routing_threshold"),
         ({"neural_min_probability": 0.0}, "neural_min_probability"),
+        ({"answer_weighting": -1.0}, "answer_weighting"),
     ],
 )
 def test_gate_config_is_validated(options: dict[str, float], message: str) -> None:

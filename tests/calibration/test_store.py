@@ -6,17 +6,20 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import fakeredis
 import pytest
 
 from kgrecall.calibration import (
+    NO_PREDICTOR,
     RESIDUAL_GROUP,
     Calibration,
     CalibrationKey,
     CalibrationStore,
     CalibrationStoreError,
+    GateConfig,
     RedisCalibrationStore,
     SQLiteCalibrationStore,
     ThresholdChoice,
@@ -123,6 +126,28 @@ def test_missing_calibrations_give_the_reason(
     store.save([record()])
     found = find(store, **key)
     assert isinstance(found, str) and reason in found
+
+
+def test_a_calibration_holds_only_for_the_scoring_of_predictions_it_was_made_with(
+    opener: Opener,
+) -> None:
+    """Thresholds chosen on one scale of prediction scores mean other sets on another: a
+    record made with another gate scoring (or before scoring was recorded) is not used."""
+    store = opener()
+    scoring = GateConfig().scoring
+    store.save([record(scoring=GateConfig(answer_weighting=0.0).scoring)])
+    key = CalibrationKey("demo", "v1" * 32, "RotatE:abc:1", "2p", 0.1, "crc")
+    reason = store.find(key, scoring=scoring)
+    assert isinstance(reason, str) and "another scoring of predictions" in reason
+    assert scoring in reason and "recalibrate" in reason
+    store.save([record(id="c2", scoring=scoring)])
+    assert isinstance(found := store.find(key, scoring=scoring), Calibration)
+    assert found.id == "c2"
+    # retrieval-only records never score predictions: any scoring matches them
+    store.save([record(id="c3", predictor_id=NO_PREDICTOR)])
+    no_model = replace(key, predictor_id=NO_PREDICTOR)
+    assert isinstance(found := store.find(no_model, scoring=scoring), Calibration)
+    assert found.id == "c3"
 
 
 def test_a_failed_save_leaves_the_previous_records(
