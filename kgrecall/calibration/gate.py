@@ -18,8 +18,9 @@ on retrieved edges only, so it is the same at calibration and at query time.
 
 **Set-level neural projection.** A hop's predictions come from one call of the bound
 completion model on the *fuzzy set* of the hop's inputs: every entity the child reaches, by
-retrieval (weight 1) or by prediction (weight p), so answers behind two missing edges are
-reachable. A predicted answer of a hop counts with the score ``min(best input level, δ·p)``.
+retrieval (weight 1) or by prediction (weight level/δ = p/(1 + k)^w), so answers behind two
+missing edges are reachable. A predicted answer of a hop counts with the score
+``min(best input level, δ·p/(1 + k)^w)``.
 The predictions are computed from the child's threshold-free scores, identically at
 calibration and at query time; thresholding then commutes with execution: keeping the answers
 with score ≥ λ gives exactly the answers of running every hop with threshold λ.

@@ -140,6 +140,9 @@ def test_a_calibration_holds_only_for_the_scoring_of_predictions_it_was_made_wit
     reason = store.find(key, scoring=scoring)
     assert isinstance(reason, str) and "another scoring of predictions" in reason
     assert scoring in reason and "recalibrate" in reason
+    store.save([record(id="c1")])  # made before the scoring was recorded: replaced, same key
+    reason = store.find(key, scoring=scoring)
+    assert isinstance(reason, str) and "(unrecorded, now" in reason
     store.save([record(id="c2", scoring=scoring)])
     assert isinstance(found := store.find(key, scoring=scoring), Calibration)
     assert found.id == "c2"
