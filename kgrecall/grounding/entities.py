@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from kgrecall.grounding.reading import Spans
+from kgrecall.grounding.reading import PROCEDURE_PREFIX, Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.loaders.names import (
@@ -179,6 +179,20 @@ _PROCESS_HEADS = frozenset(
     {"therapy", "therapies", "chelation", "stimulation", "pathway", "pathways", "deposition",
      "deposits", "biosynthesis", "biogenesis"}
 )  # fmt: skip
+#: Head nouns of tests and procedures ("muscle biopsy", "carrier testing", "renal
+#: ultrasound", "tandem mass spectrometry"): a report names them as it names drugs, and the KG
+#: holds none, so a line about one is unverifiable rather than empty of entities.
+_PROCEDURE_HEADS = frozenset(
+    {"testing", "screening", "sequencing", "biopsy", "biopsies", "ultrasound", "ultrasonography",
+     "echocardiogram", "echocardiography", "electromyography", "spectrometry", "microscopy",
+     "imaging", "scan", "scans", "assay", "assays", "MRI", "transplantation", "transplant",
+     "electrophoresis", "panel"}
+)  # fmt: skip
+#: Tests named by their head noun alone ("Echocardiography showed …").
+_PROCEDURES_ALONE = frozenset(
+    {"echocardiogram", "echocardiography", "electromyography", "ultrasonography",
+     "electroencephalography", "spectrometry", "microscopy", "mri"}
+)  # fmt: skip
 #: Words that say which or how many, not what kind of finding.
 _NOT_DESCRIBING = frozenset(
     {"clinical", "other", "these", "those", "such", "similar", "typical", "prominent",
@@ -188,6 +202,7 @@ _NOT_DESCRIBING = frozenset(
      "certain", "further", "related", "specific", "general", "progressive", "presenting",
      "cardinal", "core", "classic", "classical", "characteristic", "accompanying", "without",
      "having", "showed", "show", "shows", "were", "have", "been", "also", "only", "both",
+     "same", "annual", "repeat", "routine", "standard", "next",
      "diagnostic", "care", "referral", "treatment", "management"}
 )  # fmt: skip
 #: Longest outside-vocabulary name (in words) tried.
@@ -1104,35 +1119,52 @@ def _inside(mention: EntityMention, outer: EntityMention) -> bool:
     )
 
 
+#: The id prefix of the outside term each head noun ends.
+_HEAD_PREFIXES = {
+    **dict.fromkeys(_FINDING_HEADS, "phenotype:"),
+    **dict.fromkeys(_PROCESS_HEADS, "other:"),
+    **dict.fromkeys(_PROCEDURE_HEADS, PROCEDURE_PREFIX),
+}
+
+
+def _describes(token: re.Match[str], procedure: bool) -> bool:
+    """Whether ``token`` describes the head noun after it: a lower-case word of four letters
+    or more that says what kind (a ``procedure``'s may be capitalised: "Carrier testing",
+    "Sanger sequencing")."""
+    word = token.group(0)
+    if procedure and word[:1].isupper() and word[1:].islower():
+        word = word.casefold()
+    return bool(_DESCRIBING.fullmatch(word)) and word not in _NOT_DESCRIBING
+
+
 def _findings(text: str, taken: Spans) -> list[EntityMention]:
-    """Clinical findings, therapies and processes no vocabulary names, on text no mention
-    holds: one or two describing words before a finding's head noun ("speech disturbance",
-    "psychiatric symptoms") or a therapy's or a process's ("antisense therapy", "retromer
-    pathway", "pallidal iron deposition"). The KG lacks them, so a claim about one is
-    unverifiable."""
+    """Clinical findings, therapies, processes, tests and procedures no vocabulary names, on
+    text no mention holds: one or two describing words before a finding's head noun ("speech
+    disturbance", "psychiatric symptoms"), a therapy's or a process's ("antisense therapy",
+    "retromer pathway", "pallidal iron deposition") or a test's ("muscle biopsy", "newborn
+    screening"). The KG lacks them, so a claim about one is unverifiable."""
     tokens = list(_TOKEN.finditer(text))
     found: list[EntityMention] = []
     for position, token in enumerate(tokens):
         head = token.group(0)
-        if head not in _FINDING_HEADS and head not in _PROCESS_HEADS:
+        prefix = _HEAD_PREFIXES.get(head if head.isupper() else head.casefold())
+        procedure = prefix == PROCEDURE_PREFIX
+        if prefix is None or (head[0].isupper() and not procedure):
             continue
         first = position
-        while (
-            first > 0
-            and position - first < 2
-            and _DESCRIBING.fullmatch(tokens[first - 1].group(0))
-            and tokens[first - 1].group(0) not in _NOT_DESCRIBING
-            and text[tokens[first - 1].end() : tokens[first].start()] == " "
-        ):
+        while first > 0 and position - first < 2 and _describes(tokens[first - 1], procedure):
+            if text[tokens[first - 1].end() : tokens[first].start()] != " ":
+                break
             first -= 1
         start, end = tokens[first].start(), token.end()
-        if first == position or taken.overlaps(start, end):
+        alone = first == position and head.casefold() not in _PROCEDURES_ALONE
+        if alone or taken.overlaps(start, end):
             continue
         phrase = text[start:end]
         found.append(
             EntityMention(
                 text=phrase, start=start, end=end,
-                id=f"{'phenotype' if head in _FINDING_HEADS else 'other'}:{phrase.casefold()}",
+                id=f"{prefix}{phrase.casefold()}",
                 kind="vocabulary", in_kg=False,
             )
         )  # fmt: skip

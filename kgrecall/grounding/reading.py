@@ -46,7 +46,10 @@ from dataclasses import dataclass
 
 from kgrecall.kg.relations import CLAIM_WORDINGS
 
-__all__ = ["NEGATION", "Assertion", "Spans", "read_assertions"]
+__all__ = ["NEGATION", "PROCEDURE_PREFIX", "Assertion", "Spans", "read_assertions"]
+
+#: The id prefix of a test or procedure named outside the KG ("procedure:muscle biopsy").
+PROCEDURE_PREFIX = "procedure:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,11 +398,14 @@ def read_assertions(
         )
         found.append(Assertion(first, second, negated=negated))
     found += _elliptical_denials(text, spans, found)
-    # a reagent or a cell line the claim was tested with, or a sample, is no part of it
+    # a reagent or a cell line the claim was tested with, or a sample, is no part of it; nor
+    # is a test or a procedure: how something was found, not what was found ("… were
+    # assessed by TIRF microscopy")
     material = {
         index
         for index in weak
-        if _SAMPLE_SOURCE.match(text, spans[index][1])
+        if (index < len(entities) and entities[index].startswith(PROCEDURE_PREFIX))
+        or _SAMPLE_SOURCE.match(text, spans[index][1])
         or (
             index
             and _EXPERIMENTAL_MATERIAL.search(

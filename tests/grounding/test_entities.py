@@ -311,6 +311,28 @@ def test_clinical_findings_no_vocabulary_names_are_outside_the_kg(
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "procedures"),
+    [
+        ("Annual echocardiogram and renal ultrasound while she is under our care.",
+         {"echocardiogram", "renal ultrasound"}),
+        ("Carrier testing has been offered to both parents.", {"Carrier testing"}),
+        ("Electron microscopy of a skin biopsy was normal.",
+         {"Electron microscopy", "skin biopsy"}),
+        ("Echocardiography showed an LVEF of 40%.", {"Echocardiography"}),
+        ("PINK1 was normal on a neuromuscular panel.", {"neuromuscular panel"}),
+        # a head noun alone, or after words that only say which, names no test
+        ("Further testing is planned; the panel met on Tuesday.", set()),
+        ("We scan the literature weekly.", set()),
+    ],
+)  # fmt: skip
+def test_tests_and_procedures_are_terms_outside_the_kg(
+    extractor: EntityExtractor, text: str, procedures: set[str]
+) -> None:
+    outside = {m.text: m.id for m in extractor.extract(text) if not m.in_kg}
+    assert outside == {name: f"procedure:{name.casefold()}" for name in procedures}
+
+
 def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
     # the sentence is about the mimic, not Huntington disease
     assert "Huntington disease" not in ids(extractor, "A mimic of Huntington disease had chorea.")

@@ -618,3 +618,15 @@ def test_expressed_relates_only_with_a_place_after_it() -> None:
         ("Angelman syndrome", "UBE3A", "associated_with", False, False)
     ]
     assert read("[TH] is expressed in the [striatum].")[0][2] == "expressed_in"
+
+
+def test_a_test_or_procedure_is_how_something_was_found_not_part_of_the_claim() -> None:
+    # a drug the claim goes on about is part of it; a test in the same place is not
+    text = "XXXXX is associated with XXXXXX, and XXXXXXXXXXXXX confirms it."
+    spans = [(m.start(), m.end()) for m in re.finditer("X+", text)]
+    for term, pairs in (
+        ("chemical:levodopa", [(0, 1), (0, 2)]),
+        ("procedure:muscle biopsy", [(0, 1)]),
+    ):
+        found = read_assertions(text, spans, weak={2}, entities=["G", "D", term])
+        assert [(a.subject, a.object) for a in found] == pairs
