@@ -79,7 +79,14 @@ first score in ``results/grounding_dev8_first.json``, then read. A twelfth,
 letter, a rickets and phosphate disorders handout with a table, brain malformation MDT
 minutes, cerebral small vessel disease and hemiplegic migraine journal-club notes, an
 overgrowth and PI3K–mTOR grant section), by a twelfth helper likewise, is held out like
-*test*: only scored, first score in ``results/grounding_fresh3_first.json``.
+*test*: only scored, first score in ``results/grounding_fresh3_first.json``. A thirteenth,
+``benchmarks/data/grounding_fresh4/`` (5 reports, 176 lines: a vitamin-responsive
+neurometabolic clinic letter, arthrogryposis and fetal akinesia MDT minutes, a purine,
+pyrimidine and creatine disorders handout with a table, cranial dysinnervation journal-club
+notes, an infection- and immune-mediated movement disorders grant section), by a thirteenth
+helper likewise, is held out like *test*: only scored, first score (with the code before
+tests and procedures were read as terms outside the KG) in
+``results/grounding_fresh4_first.json``.
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -136,6 +143,7 @@ REPORT_SETS = {
     "fresh": (HERE / "data" / "grounding_fresh", "x*.md"),
     "fresh2": (HERE / "data" / "grounding_fresh2", "q*.md"),
     "fresh3": (HERE / "data" / "grounding_fresh3", "f*.md"),
+    "fresh4": (HERE / "data" / "grounding_fresh4", "f*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -815,7 +823,11 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "(glycosylation, amino-acid disorders, hearing loss, OXPHOS, microcephaly; first score: "
         "`results/grounding_dev8_first.json`), are a development set; the *fresh3* reports, by a "
         "twelfth (spinal muscular atrophy, rickets, brain malformations, small vessel disease "
-        "and migraine, overgrowth), are held out like *test*. "
+        "and migraine, overgrowth), are held out like *test*, and so are the *fresh4* reports, "
+        "by a thirteenth (vitamin-responsive neurometabolic disorders, arthrogryposis, purine "
+        "and creatine disorders, cranial dysinnervation, infection- and immune-mediated "
+        "movement disorders; first score, with the code before tests and procedures were "
+        "read: `results/grounding_fresh4_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
