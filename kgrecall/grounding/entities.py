@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from kgrecall.grounding.reading import PROCEDURE_PREFIX, Spans
+from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.loaders.names import (
@@ -47,6 +47,8 @@ from kgrecall.tools.names import FILLERS, common_words
 MentionKind = Literal[
     "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
 ]
+#: The id prefix of a test or a procedure no vocabulary names ("procedure:muscle biopsy").
+PROCEDURE_PREFIX = "procedure:"
 #: Mentions recognised as terms outside the KG (not by an identifier or a KG name): they take
 #: part in the pairs a claim asserts, never in mere co-mentions.
 WEAK_KINDS = frozenset({"vocabulary", "variant"})
@@ -224,6 +226,21 @@ def anatomy_ids() -> frozenset[str]:
     return frozenset(
         f"MESH:{mesh_id}" for mesh_id, branch, _ in read_mesh_terms() if branch == "anatomy"
     )
+
+
+@lru_cache(maxsize=1)
+def procedure_ids() -> frozenset[str]:
+    """Ids of MeSH's tests and procedures in the outside vocabulary ("Polysomnography",
+    "Thyroidectomy", "Exome Sequencing")."""
+    return frozenset(
+        f"MESH:{mesh_id}" for mesh_id, branch, _ in read_mesh_terms() if branch == "procedure"
+    )
+
+
+def is_procedure(entity_id: str) -> bool:
+    """Whether a mention's id names a test or a procedure: how something was found, no part
+    of what a claim asserts."""
+    return entity_id.startswith(PROCEDURE_PREFIX) or entity_id in procedure_ids()
 
 
 @lru_cache(maxsize=1)

@@ -46,10 +46,7 @@ from dataclasses import dataclass
 
 from kgrecall.kg.relations import CLAIM_WORDINGS
 
-__all__ = ["NEGATION", "PROCEDURE_PREFIX", "Assertion", "Spans", "read_assertions"]
-
-#: The id prefix of a test or procedure named outside the KG ("procedure:muscle biopsy").
-PROCEDURE_PREFIX = "procedure:"
+__all__ = ["NEGATION", "Assertion", "Spans", "read_assertions"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +253,7 @@ def read_assertions(
     weak: Collection[int] = (),
     entities: Sequence[str] = (),
     places: Collection[int] = (),
+    procedures: Collection[int] = (),
 ) -> list[Assertion]:
     """The assertions of one claim; ``text`` should have its mentions masked and ``spans``
     are the mentions' ``(start, end)`` in it: disjoint, in order. ``weak`` mentions (terms
@@ -265,7 +263,8 @@ def read_assertions(
     anything (then every mention is a co-mention). ``entities`` (one per span, optional)
     tells a gloss naming another entity ("SCA17 (TBP)") from an abbreviation ("(CoPAN)").
     ``places`` (weak mentions of body parts and cells) are where a claim happens, not what it
-    goes on to say something about."""
+    goes on to say something about; ``procedures`` (tests and procedures) how something was
+    found, in no pair at all."""
     if len(spans) < 2:
         return []
     ranked = _ranked_pair(text, spans)
@@ -404,7 +403,7 @@ def read_assertions(
     material = {
         index
         for index in weak
-        if (index < len(entities) and entities[index].startswith(PROCEDURE_PREFIX))
+        if index in procedures
         or _SAMPLE_SOURCE.match(text, spans[index][1])
         or (
             index

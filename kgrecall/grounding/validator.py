@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
-from kgrecall.grounding.entities import WEAK_KINDS, EntityExtractor, EntityMention, anatomy_ids
+from kgrecall.grounding.entities import (
+    WEAK_KINDS,
+    EntityExtractor,
+    EntityMention,
+    anatomy_ids,
+    is_procedure,
+)
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
 from kgrecall.kg.deadline import check_deadline
@@ -214,6 +220,7 @@ class KGGroundingValidator:
             weak=[i for i, m in enumerate(mentions) if m.kind in WEAK_KINDS],
             alternatives=[m.alternatives for m in mentions],
             places=[i for i, m in enumerate(mentions) if m.id in anatomy_ids()],
+            procedures=[i for i, m in enumerate(mentions) if is_procedure(m.id)],
         )
         return ClaimResult(
             text=claim.text,

@@ -218,13 +218,15 @@ class PathVerifier:
         weak: Collection[int] = (),
         alternatives: Sequence[Sequence[str]] = (),
         places: Collection[int] = (),
+        procedures: Collection[int] = (),
     ) -> ClaimVerdict:
         """Label a claim from its mentions ``(entity id, start, end)`` in ``text`` (names
         masked, see :mod:`~kgrecall.grounding.reading`): each pair the claim asserts is checked
         for a path, its relation, its direction and its negation; the claim takes its weakest
         pair's label. Ids outside the KG make a pair unverifiable, not trivial; ``weak``
         mentions (vocabulary terms) count only in pairs a predicate asserts, ``places`` (body parts
-        and cells among them) not as what a claim goes on to say something about. A mention whose
+        and cells among them) not as what a claim goes on to say something about, and
+        ``procedures`` (tests) in no pair. A mention whose
         entity does not fit the type signature of a relation asserted of it takes the first of
         its ``alternatives`` that does ("VPS35 is associated with PARK17": the disease, not
         the gene whose old symbol PARK17 is)."""
@@ -235,7 +237,7 @@ class PathVerifier:
             return ClaimVerdict("trivial", predicate=predicate or frozenset(), negated=negated)
         ids = [entity for entity, _, _ in mentions]
         spans = [(start, end) for _, start, end in mentions]
-        assertions = read_assertions(text, spans, weak, ids, places)
+        assertions = read_assertions(text, spans, weak, ids, places, procedures)
         if alternatives:
             self._fit_types(ids, assertions, alternatives)
         pairs = [

@@ -283,6 +283,27 @@ def test_outside_table_leaves_out_disease_qualifiers_and_article_led_names() -> 
     assert skipped["opens with an article"] == 1
 
 
+def test_mesh_terms_keep_tests_and_procedures() -> None:
+    # diagnostic techniques, operations and genetic techniques (depth ≥ 3); not the broad
+    # heading "Diagnostic Techniques and Procedures", other technique branches, nor a test
+    # that is also a phenomenon ("Reflex")
+    labels = (
+        "D017286\tPolysomnography\t\tE01.370.520.625\t\n"
+        "D013965\tThyroidectomy\t\tE04.270.856\t\n"
+        "D000073336\tWhole Exome Sequencing\tExome Sequencing\tE05.393.760.700.500\t\n"
+        "D019937\tDiagnostic Techniques and Procedures\t\tE01.370\t\n"
+        "D011795\tSurveys and Questionnaires\t\tE05.318.308.980\t\n"
+        "D012018\tReflex\t\tE01.370.376.550.650|G11.561.731\t\n"
+    )
+    rows, _ = derive_mesh_term_table(labels, "", common=())
+    assert rows == [
+        ("D000073336", "procedure", "Exome Sequencing"),
+        ("D000073336", "procedure", "Whole Exome Sequencing"),
+        ("D013965", "procedure", "Thyroidectomy"),
+        ("D017286", "procedure", "Polysomnography"),
+    ]
+
+
 def test_mesh_terms_leave_out_laboratory_chemicals() -> None:
     labels = (
         "D008024\tLigands\tLigand\tD27.720.470.480\t\n"

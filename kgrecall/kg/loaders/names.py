@@ -57,11 +57,16 @@ OUTSIDE_COLUMNS = ("key", "id", "exact")
 OUTSIDE_PREFIXES = ("HP", "MONDO", "HGNC", "MESH")
 MESH_GENE_COLUMNS = ("mesh_id", "label", "synonyms", "hgnc_id", "uniprot")
 MESH_TERM_COLUMNS = ("mesh_id", "category", "name")
-#: MeSH tree branches whose terms become "outside the KG" vocabulary, by category; within
-#: them, the branches left out: proteins, enzymes, peptides and other gene products (the KG's
-#: own gene and protein names cover those), and laboratory chemicals — reagents, buffers,
-#: "ligands", culture media: what an experiment uses, no claim's topic.
-MESH_TERM_BRANCHES = {"chemical": "D", "anatomy": "A"}
+#: MeSH tree branches whose terms become "outside the KG" vocabulary, by category (tests and
+#: procedures: diagnostic techniques, operations, genetic techniques); within them, the
+#: branches left out: proteins, enzymes, peptides and other gene products (the KG's own gene
+#: and protein names cover those), and laboratory chemicals — reagents, buffers, "ligands",
+#: culture media: what an experiment uses, no claim's topic.
+MESH_TERM_BRANCHES: dict[str, tuple[str, ...]] = {
+    "chemical": ("D",),
+    "anatomy": ("A",),
+    "procedure": ("E01.370", "E04", "E05.393"),
+}
 MESH_TERM_EXCLUDED = ("D08", "D12.644", "D12.776", "D12.097", "D23", "D27.720.470")
 #: MONDO's "disease characteristic" (MONDO:0021125): qualifiers such as "modifier",
 #: "congenital or acquired" — no diseases, so no outside names.
@@ -499,11 +504,13 @@ _HYPHENATED_CODE = re.compile(r"[A-Z]{2,4}-\d{1,2}")
 def derive_mesh_term_table(
     mesh_labels_tsv: str, mesh_supplementary_tsv: str, common: Collection[str]
 ) -> tuple[list[tuple[str, ...]], dict[str, int]]:
-    """Rows in :data:`MESH_TERM_COLUMNS` order: names of drugs, chemicals and anatomical
-    structures — biomedical terms a report names that a gene/disease KG lacks, so a claim about
-    them is *ungrounded: not in the KG* rather than silently about its other mentions.
+    """Rows in :data:`MESH_TERM_COLUMNS` order: names of drugs, chemicals, anatomical
+    structures, tests and procedures — biomedical terms a report names that a gene/disease KG
+    lacks, so a claim about them is *ungrounded: not in the KG* rather than silently about its
+    other mentions.
 
-    From descriptors (``D…``) under :data:`MESH_TERM_BRANCHES`, at tree depth ≥ 3 (not broad
+    From descriptors (``D…``) under :data:`MESH_TERM_BRANCHES` (a procedure only when all its
+    tree numbers are techniques: "Reflex" is a phenomenon too), at tree depth ≥ 3 (not broad
     headings such as "Organic Chemicals"), outside :data:`MESH_TERM_EXCLUDED`: the label and
     entry terms in natural word order (inverted "Nigra, Substantia" left out), 4–40
     characters, one-word names not everyday English (``common``). From supplementary concepts
@@ -525,13 +532,18 @@ def derive_mesh_term_table(
         category = next(
             (
                 name
-                for name, branch in MESH_TERM_BRANCHES.items()
-                if any(t.startswith(branch) and not t.startswith(MESH_TERM_EXCLUDED) for t in trees)
+                for name, branches in MESH_TERM_BRANCHES.items()
+                if any(
+                    t.startswith(branches) and not t.startswith(MESH_TERM_EXCLUDED) for t in trees
+                )
             ),
             None,
         )
         if category is None:
-            skip("descriptor outside the chemical and anatomy branches, or a broad heading")
+            skip("descriptor outside the chemical, anatomy and procedure branches, or broad")
+            continue
+        if category == "procedure" and not all(t.startswith("E") for t in cells[3].split("|")):
+            skip("procedure that is also a phenomenon or a concept (Reflex, Sleep)")
             continue
         if category == "chemical":
             chemical_headings.add(cells[0])
