@@ -86,7 +86,11 @@ pyrimidine and creatine disorders handout with a table, cranial dysinnervation j
 notes, an infection- and immune-mediated movement disorders grant section), by a thirteenth
 helper likewise, is held out like *test*: only scored, first score (with the code before
 tests and procedures were read as terms outside the KG) in
-``results/grounding_fresh4_first.json``.
+``results/grounding_fresh4_first.json``. A fourteenth, ``benchmarks/data/grounding_dev9/``
+(5 reports, 162 lines: a brain calcification discharge summary, a glycogen-metabolism lab
+progress report, a narcolepsy leaflet for families, a cerebral palsy mimics case conference,
+a lupus and Behçet susceptibility review with a table), by a fourteenth helper likewise, is a
+development set: first score in ``results/grounding_dev9_first.json``, then read.
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -140,6 +144,7 @@ REPORT_SETS = {
     "dev6": (HERE / "data" / "grounding_dev6", "y*.md"),
     "dev7": (HERE / "data" / "grounding_dev7", "z*.md"),
     "dev8": (HERE / "data" / "grounding_dev8", "k*.md"),
+    "dev9": (HERE / "data" / "grounding_dev9", "d*.md"),
     "fresh": (HERE / "data" / "grounding_fresh", "x*.md"),
     "fresh2": (HERE / "data" / "grounding_fresh2", "q*.md"),
     "fresh3": (HERE / "data" / "grounding_fresh3", "f*.md"),
@@ -827,7 +832,10 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "by a thirteenth (vitamin-responsive neurometabolic disorders, arthrogryposis, purine "
         "and creatine disorders, cranial dysinnervation, infection- and immune-mediated "
         "movement disorders; first score, with the code before tests and procedures were "
-        "read: `results/grounding_fresh4_first.json`). "
+        "read: `results/grounding_fresh4_first.json`); the *dev9* reports, by a fourteenth "
+        "(brain calcification, glycogen metabolism, narcolepsy, cerebral palsy mimics, lupus "
+        "and Behçet susceptibility; first score: `results/grounding_dev9_first.json`), are a "
+        "development set. "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",

@@ -1,7 +1,9 @@
 """Heuristic claim extraction: markdown-aware sentence segmentation with character spans.
 
 A report is split into units — paragraphs, bullet items, table rows (header and separator
-rows skipped), never headings or code blocks — and each unit into sentences. A sentence ends at
+rows skipped), lines that open on a field's label ("**Admitted:** 03/02/2025", "Diagnosis: …",
+one field per line as a letter's header block writes them), never headings or code blocks —
+and each unit into sentences. A sentence ends at
 ``.``, ``!`` or ``?`` followed by whitespace and an upper-case or Greek letter, digit, quote,
 bracket or emphasis mark, unless the word before the full stop is a known abbreviation ("e.g.",
 "et al.", "Fig.", …) or an initial ("J. Smith"; not before a symbol: "HSAN V. GDNF"). Emphasis
@@ -68,6 +70,12 @@ ABBREVIATIONS = frozenset(
 )
 
 _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+")
+#: A line that opens on a field's label ("**Admitted:** 03/02/2025", "Diagnosis: …"), as the
+#: header block of a letter or a summary writes one field per line: its own unit, though
+#: markdown would join it to the lines around it.
+_FIELD = re.compile(
+    r"^\s*(?:(?:\*\*|__)[^*_\n]{1,40}?(?::(?:\*\*|__)|(?:\*\*|__):)|[A-Z][\w ()/-]{0,30}?:)\s"
+)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SEPARATOR_CELL = re.compile(r":?-{2,}:?")
@@ -79,7 +87,9 @@ _LABEL_WORD = re.compile(
 )
 #: Starts only at the first of a run of ``.!?`` (else each dot of "....." would rescan the
 #: run: quadratic), and never gives back what it matched.
-_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++[\"'(\[*_]?[A-Z0-9α-ωΑ-Ω])")
+_SENTENCE_END = re.compile(
+    r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s++(?:[\"'(\[]|[*_]{1,2})?[A-Z0-9α-ωΑ-Ω])"
+)
 #: A symbol in capitals after an initial's full stop starts a new sentence ("HSAN V. GDNF").
 _SYMBOL_NEXT = re.compile(r"\s+[A-Z][A-Z0-9]+\b")
 #: Emphasis around a whole sentence ("*Further reading: …*") is not part of it.
@@ -165,6 +175,8 @@ def report_units(report: str) -> list[tuple[int, int]]:
             paragraph = _flush(units, paragraph)
             paragraph = (line_start + bullet.end(), text_end)
             continue
+        if _FIELD.match(stripped):
+            paragraph = _flush(units, paragraph)
         paragraph = (line_start, text_end) if paragraph is None else (paragraph[0], text_end)
     _flush(units, paragraph)
     return units

@@ -83,6 +83,24 @@ spans two lines.
     ]
 
 
+def test_a_header_block_has_one_claim_per_field() -> None:
+    # markdown would join these lines into one paragraph; a letter means one field per line
+    report = (
+        "**Patient:** 52-year-old man, hospital no. 0048817\n"
+        "**Admitted:** 03/02/2025. **Discharged:** 11/02/2025\n"
+        "Diagnosis: Huntington disease\n"
+        "Plan: tetrabenazine and\n"
+        "review in three months\n"
+    )
+    assert texts(report) == [
+        "Patient:** 52-year-old man, hospital no. 0048817",
+        "Admitted:** 03/02/2025.",
+        "Discharged:** 11/02/2025",
+        "Diagnosis: Huntington disease",
+        "Plan: tetrabenazine and review in three months",  # a field's value may wrap
+    ]
+
+
 def test_spans_point_back_into_the_report() -> None:
     report = "Intro line.\n\n- SNCA causes  Parkinson disease.\n| A | B |\n|---|---|\n| x y | z |\n"
     for claim in extract_claims(report):
