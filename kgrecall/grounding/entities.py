@@ -52,7 +52,8 @@ PROCEDURE_PREFIX = "procedure:"
 #: Mentions recognised as terms outside the KG (not by an identifier or a KG name): they take
 #: part in the pairs a claim asserts, never in mere co-mentions.
 WEAK_KINDS = frozenset({"vocabulary", "variant"})
-#: Sequence variants, alleles, haplotypes and repeat expansions: outside any gene/disease KG.
+#: Sequence variants, alleles (dbSNP ids, HLA alleles), haplotypes and repeat expansions:
+#: outside any gene/disease KG.
 _VARIANT = re.compile(
     r"(?<![\w.])(?:"
     r"[pcgm]\.\(?[A-Z*][a-z]{0,2}\d+(?:_[A-Z][a-z]{0,2}\d+)?(?:[A-Z*][a-z]{0,2}|del|dup|ins|fs)"
@@ -62,6 +63,8 @@ _VARIANT = re.compile(
     r"|(?:[ACGT]{3,6}|(?i:hexanucleotide|dodecamer|octapeptide|pentanucleotide|trinucleotide|"
     r"polyglutamine))\s+(?:repeats?\s+)?(?:expansions?|insertions?|repeats?|tracts?)"
     r"|(?:ε|epsilon\s?)[2-4](?:\s+allele)?"  # APOE ε4
+    r"|rs\d{3,12}"  # dbSNP: rs7574865
+    r"|HLA-[A-Z]{1,3}\d?\*\d{2,3}(?::\d{2,3}){0,3}"  # HLA alleles: HLA-B*51, HLA-DQB1*06:02
     r"|H[12]\s+haplotype"
     r")(?![\w])",
 )

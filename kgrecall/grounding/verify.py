@@ -268,28 +268,43 @@ class PathVerifier:
     def _fit_types(
         self, ids: list[str], assertions: list[Assertion], alternatives: Sequence[Sequence[str]]
     ) -> None:
-        """Swap, in place, each asserted end whose type no claimed relation takes there for
-        the first alternative whose type one does (a gene and its protein count as one)."""
+        """Swap, in place, the readings of an asserted pair whose types join by no claimed
+        relation, either way round, for the first alternatives that do: the relation's learned
+        (head type, tail type) pairs, so "X is a subtype of cerebral palsy" reads the disease,
+        not the phenotype, beside a disease X (a gene and its protein count as one; a pair that
+        fits only the wrong way round is kept, to be said so: "chorea presents with HD")."""
         for assertion in assertions:
-            signatures = [self._signatures[r] for r in assertion.relations if r in self._signatures]
-            if not signatures:
+            pairs = frozenset().union(
+                *(self._signatures[r].pairs for r in assertion.relations if r in self._signatures)
+            )
+            if not pairs:
                 continue
-            heads = frozenset().union(*(s.head_types for s in signatures))
-            tails = frozenset().union(*(s.tail_types for s in signatures))
-            subject_types, object_types = (tails, heads) if assertion.inverse else (heads, tails)
-            if self._fits(ids[assertion.subject], object_types) and self._fits(
-                ids[assertion.object], subject_types
-            ):
-                continue  # the claim is the wrong way round ("chorea presents with HD"): say so
-            for index, allowed in (
-                (assertion.subject, subject_types),
-                (assertion.object, object_types),
-            ):
-                if self._fits(ids[index], allowed) or index >= len(alternatives):
-                    continue
-                ids[index] = next(
-                    (a for a in alternatives[index] if self._fits(a, allowed)), ids[index]
-                )
+            subject, obj = assertion.subject, assertion.object
+            if self._joins(ids[subject], ids[obj], pairs):
+                continue
+            options = [
+                (a, b)
+                for a in self._readings(ids, alternatives, subject)
+                for b in self._readings(ids, alternatives, obj)
+            ]
+            ids[subject], ids[obj] = next(
+                ((a, b) for a, b in options if self._joins(a, b, pairs)), (ids[subject], ids[obj])
+            )
+
+    def _readings(
+        self, ids: list[str], alternatives: Sequence[Sequence[str]], index: int
+    ) -> list[str]:
+        """A mention's entity, then its alternatives."""
+        return [ids[index], *(alternatives[index] if index < len(alternatives) else ())]
+
+    def _joins(self, first: str, second: str, pairs: frozenset[tuple[str, str]]) -> bool:
+        """Whether the two entities' types are one of the (head type, tail type) ``pairs``,
+        either way round (a gene and its protein as one)."""
+        return any(
+            self._fits(a, frozenset({h})) and self._fits(b, frozenset({t}))
+            for h, t in pairs
+            for a, b in ((first, second), (second, first))
+        )
 
     def _related_readings(
         self, ids: list[str], alternatives: Sequence[Sequence[str]], assertion: Assertion

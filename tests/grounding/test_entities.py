@@ -217,6 +217,16 @@ def test_a_triplet_before_repeat_is_a_sequence(extractor: EntityExtractor) -> No
     assert found[0].text == "Octapeptide repeat insertions" and found[0].kind == "variant"
 
 
+def test_dbsnp_ids_and_hla_alleles_are_variants(extractor: EntityExtractor) -> None:
+    # the allele is a variant outside the KG, not its gene ("HLA-B" inside "HLA-B*51")
+    found = extractor.extract("HLA-B*51 and rs7574865 in STAT4 confer risk; HLA-DQB1*06:02 too.")
+    assert [(m.text, m.kind) for m in found if not m.in_kg] == [
+        ("HLA-B*51", "variant"),
+        ("rs7574865", "variant"),
+        ("HLA-DQB1*06:02", "variant"),
+    ]
+
+
 def test_a_gene_alias_that_names_a_disease_is_read_by_its_cues(
     extractor: EntityExtractor,
 ) -> None:

@@ -109,6 +109,17 @@ def test_the_relation_chooses_between_a_gene_alias_and_a_disease(demo: NetworkXS
     assert (pair.subject, pair.label) == ("NCBIGene:55737", "grounded")
 
 
+def test_a_hierarchy_claim_reads_both_ends_as_one_type(demo: NetworkXStore) -> None:
+    # "cerebral palsy" names a phenotype and a disease; a subtype of a disease is a disease
+    # (subclass_of joins diseases with diseases, phenotypes with phenotypes), so the claim
+    # is read as the reversed disease hierarchy it is, not as an inference across types
+    text = "Cerebral palsy is one of the subtypes of spastic cerebral palsy."
+    [claim] = KGGroundingValidator(demo).validate(text).claims
+    [pair] = claim.pairs
+    assert demo.get_node(pair.subject).type == "disease"
+    assert pair.conflict is not None and pair.conflict.startswith("direction")
+
+
 def test_a_claim_the_wrong_way_round_keeps_its_types(demo: NetworkXStore) -> None:
     # "torticollis" also names a disease, but a phenotype that "presents with" a disease is
     # a reversed claim, reported as such, not read as the disease
