@@ -659,7 +659,16 @@ class EntityExtractor:
                 if _near(text, m.start(), "KEGG")
             ),
         )
-        yield "uniprot", ((m, f"uniprot:{m.group(1)}") for m in _UNIPROT.finditer(text))
+        # an accession's shape that is a gene's symbol ("P2RY11", "P2RX7") is the gene
+        symbols = outside_vocabulary()[1]
+        yield (
+            "uniprot",
+            (
+                (m, f"uniprot:{m.group(1)}")
+                for m in _UNIPROT.finditer(text)
+                if m.group(1) not in symbols
+            ),
+        )
         yield (
             "pdb",
             (

@@ -217,6 +217,13 @@ def test_a_triplet_before_repeat_is_a_sequence(extractor: EntityExtractor) -> No
     assert found[0].text == "Octapeptide repeat insertions" and found[0].kind == "variant"
 
 
+def test_a_gene_symbol_shaped_like_an_accession_is_the_gene(extractor: EntityExtractor) -> None:
+    # "P2RY11" has a UniProt accession's shape; it is an approved gene symbol, in the KG
+    assert ids(extractor, "TNFSF4, CTSH and P2RY11 modify the risk.")["P2RY11"] == "NCBIGene:5032"
+    found = {m.text: m.kind for m in extractor.extract("UniProt P37840 is alpha-synuclein.")}
+    assert found["P37840"] == "uniprot"
+
+
 def test_dbsnp_ids_and_hla_alleles_are_variants(extractor: EntityExtractor) -> None:
     # the allele is a variant outside the KG, not its gene ("HLA-B" inside "HLA-B*51")
     found = extractor.extract("HLA-B*51 and rs7574865 in STAT4 confer risk; HLA-DQB1*06:02 too.")
