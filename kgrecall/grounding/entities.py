@@ -1419,6 +1419,14 @@ _OTHER_SENSES: tuple[
             None,
             _GENE_TYPES | _CLINICAL_TYPES,
         ),
+        # an enzyme class of the ubiquitin cascade: "an E3 ubiquitin ligase", "an E2 enzyme"
+        # (not the genes with those old aliases, DLD and DLAT)
+        (
+            r"E[123]",
+            None,
+            r"^\s*(?:ubiquitin|ligases?|(?:ubiquitin-)?conjugating|activating|enzymes?)\b",
+            _GENE_TYPES,
+        ),
         # an animal's developmental stage: "P0 mouse pups", "E14.5 embryos"
         (
             r"[PE]\d{1,2}(?:\.5)?",

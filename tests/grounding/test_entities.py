@@ -373,6 +373,8 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("The DAT was positive, pointing to haemolytic anaemia.", "DAT"),  # a laboratory test
         ("Binding of the protein to its receptor was measured by SPR.", "SPR"),  # a method
         ("Results are shown in FIG4 (panel C).", "FIG4"),  # a figure
+        ("Parkin is an E3 ubiquitin ligase.", "E3"),  # an enzyme class, not DLD
+        ("UBE2N is an E2 enzyme.", "E2"),  # nor DLAT
         ("She was started on PD for renal disease in 2019.", "PD"),  # a treatment (dialysis)
         ("Early-onset Alzheimer disease falls under AD3.", "falls"),  # the verb
         ("A neonate has a de novo KCNQ2 change.", "a de"),  # an article does not spell "ADE"
