@@ -94,6 +94,7 @@ _SENTENCE_END = re.compile(
 _SYMBOL_NEXT = re.compile(r"\s+[A-Z][A-Z0-9]+\b")
 #: Emphasis around a whole sentence ("*Further reading: …*") is not part of it.
 _EMPHASIS = "*_"
+_BOLD = re.compile(r"\*\*|__")
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +221,8 @@ def _sentences(report: str, start: int, end: int) -> list[Claim]:
         text = " ".join(raw.replace("|", " ").split()) if is_row else " ".join(raw.split())
         leading = len(raw) - len(raw.lstrip().lstrip(_EMPHASIS).lstrip())
         trailing = len(raw) - len(raw.rstrip().rstrip(_EMPHASIS).rstrip())
-        text = text.strip(_EMPHASIS).strip()
+        # bold marks inside ("**Admitted:** 03/02/2025") are markup, not the claim's words
+        text = _BOLD.sub("", text.strip(_EMPHASIS)).strip()
         if not any(c.isalnum() for c in text):
             continue
         claims.append(Claim(text, start + piece_start + leading, start + piece_end - trailing))

@@ -93,9 +93,9 @@ def test_a_header_block_has_one_claim_per_field() -> None:
         "review in three months\n"
     )
     assert texts(report) == [
-        "Patient:** 52-year-old man, hospital no. 0048817",
-        "Admitted:** 03/02/2025.",
-        "Discharged:** 11/02/2025",
+        "Patient: 52-year-old man, hospital no. 0048817",
+        "Admitted: 03/02/2025.",
+        "Discharged: 11/02/2025",
         "Diagnosis: Huntington disease",
         "Plan: tetrabenazine and review in three months",  # a field's value may wrap
     ]
