@@ -90,7 +90,13 @@ tests and procedures were read as terms outside the KG) in
 (5 reports, 162 lines: a brain calcification discharge summary, a glycogen-metabolism lab
 progress report, a narcolepsy leaflet for families, a cerebral palsy mimics case conference,
 a lupus and Behçet susceptibility review with a table), by a fourteenth helper likewise, is a
-development set: first score in ``results/grounding_dev9_first.json``, then read.
+development set: first score in ``results/grounding_dev9_first.json``, then read. A
+fifteenth, ``benchmarks/data/grounding_fresh5/`` (5 reports, 155 lines: a hereditary dementias
+clinic letter to a GP, a pyruvate and carbohydrate metabolism genetics laboratory report, a
+sterol and lipoprotein disorders quiz with answers, a chromosomal deletion and duplication
+email thread, a recessive cerebellar ataxias review with a table), written after every change
+of that stop by a fifteenth helper likewise, is held out like *test*: only scored, first score
+(with that stop's final code) in ``results/grounding_fresh5_first.json``.
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -149,6 +155,7 @@ REPORT_SETS = {
     "fresh2": (HERE / "data" / "grounding_fresh2", "q*.md"),
     "fresh3": (HERE / "data" / "grounding_fresh3", "f*.md"),
     "fresh4": (HERE / "data" / "grounding_fresh4", "f*.md"),
+    "fresh5": (HERE / "data" / "grounding_fresh5", "g*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -835,7 +842,10 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "read: `results/grounding_fresh4_first.json`); the *dev9* reports, by a fourteenth "
         "(brain calcification, glycogen metabolism, narcolepsy, cerebral palsy mimics, lupus "
         "and Behçet susceptibility; first score: `results/grounding_dev9_first.json`), are a "
-        "development set. "
+        "development set; the *fresh5* reports, by a fifteenth (hereditary dementias, pyruvate "
+        "metabolism, sterol and lipoprotein disorders, deletion and duplication syndromes, "
+        "recessive ataxias; first score: `results/grounding_fresh5_first.json`), written after "
+        "every change of that stop, are held out like *test*. "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
