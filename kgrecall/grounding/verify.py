@@ -226,10 +226,10 @@ class PathVerifier:
         pair's label. Ids outside the KG make a pair unverifiable, not trivial; ``weak``
         mentions (vocabulary terms) count only in pairs a predicate asserts, ``places`` (body parts
         and cells among them) not as what a claim goes on to say something about, and
-        ``procedures`` (tests) in no pair. A mention whose
-        entity does not fit the type signature of a relation asserted of it takes the first of
-        its ``alternatives`` that does ("VPS35 is associated with PARK17": the disease, not
-        the gene whose old symbol PARK17 is)."""
+        ``procedures`` (tests) in no pair. An asserted pair whose types are none of the claimed
+        relation's (head type, tail type) pairs takes the first of its ``alternatives`` that
+        are ("VPS35 is associated with PARK17": the disease, not the gene whose old symbol
+        PARK17 is)."""
         if not mentions or all(_SETTING.match(text, end) for _, _, end in mentions):
             # nothing biological is said: "the movement disorders clinic", "a dystonia panel"
             predicate = next((r for pattern, r, _ in PREDICATES if pattern.search(text)), None)
