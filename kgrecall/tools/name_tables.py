@@ -27,6 +27,7 @@ import orjson
 from kgrecall.kg import GraphStore, Node, atomic_write_bytes
 from kgrecall.kg.loaders.names import read_hgnc_names
 from kgrecall.tools.names import (
+    FILLERS,
     abbreviates,
     acronym_of_folded,
     bag_of_folded,
@@ -43,7 +44,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/22"
+FORMAT = "kgrecall-name-tables/23"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -56,6 +57,10 @@ _TRIVIAL_NAME = re.compile(
 )
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
+#: An acronym written like a filler word ("AT" in "AT Mutated Protein", "TO", "IN").
+_ACRONYM_FILLER = re.compile(
+    r"\b(?:" + "|".join(sorted(word.upper() for word in FILLERS if len(word) > 1)) + r")\b"
+)
 #: Three or more eponyms joined by hyphens before "syndrome" or "disease": abbreviated by
 #: the eponyms' initials alone (GSS, CMT).
 _EPONYMS = re.compile(r"^(?P<parts>[A-Z]\w+(?:[-–][A-Z]\w+){2,})\s+(?:syndrome|disease)$")
@@ -354,7 +359,9 @@ def _add_name(
         entries["normalized"][key].append(entry)
         entries["compact"][compact(key)].append(entry)
     bag = bag_of_folded(folded.split())
-    if " " in bag:  # one-word bags are the normalized key already
+    # one-word bags are the normalized key already; a bag that lost an acronym spelt like a
+    # filler ("AT Mutated Protein" without "AT") would be any "protein mutated"
+    if " " in bag and (name.isupper() or not _ACRONYM_FILLER.search(name)):
         entries["word_order"][bag].append(entry)
     if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
         # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member

@@ -20,6 +20,7 @@ def names_store() -> NetworkXStore:
             Node("G:SET", "gene", "SET"),
             Node("G:TOR1A", "gene", "TOR1A", synonyms=("DYT1", "torsin family 1 member A")),
             Node("G:SORT1", "gene", "SORT1", synonyms=("sortilin 1",)),
+            Node("G:ATM", "gene", "ATM", synonyms=("AT Mutated Protein",)),
             Node("G:ATXN2", "gene", "ATXN2", synonyms=("SCA2",)),
             Node("D:PD", "disease", "Parkinson disease", synonyms=("paralysis agitans",)),
             Node("D:PICK", "disease", "Pick disease"),
@@ -80,6 +81,9 @@ def best(index: EntityIndex, mention: str, **kwargs: object) -> tuple[str, str] 
         ("TOR1A-related ...", None, None),  # nothing after the qualifier but punctuation
         ("alpha-synuclein", "G:SNCA", "word_order"),  # "synuclein alpha"
         ("sortilin", "G:SORT1", "word_order"),  # "sortilin 1"
+        ("AT mutated protein", "G:ATM", "name"),
+        # the word order without "AT", an acronym spelt like a filler, is any such protein
+        ("protein mutated", None, None),
         ("DJ1", None, None),
     ],
 )
