@@ -44,7 +44,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/23"
+FORMAT = "kgrecall-name-tables/24"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -181,6 +181,7 @@ class NameTables:
             for name in names[number]:
                 _add_name(entries, number, node, name)
         _add_trivial_names(entries, nodes, store)
+        _add_group_names(entries, nodes, names)
         matched = sorted(
             {name for tier in entries.values() for e in tier.values() for _, name in e}
         )
@@ -277,10 +278,68 @@ class NameTables:
 #: A name filed with its abbreviation: "HCM - hypertrophic cardiomyopathy".
 _GLOSSED_ABBREVIATION = re.compile(r"^(?P<short>[A-Z]{3,6})\s+[-–]\s+(?P<long>\w.+)$")
 _SUSCEPTIBILITY = re.compile(r"^(?P<what>.+?),?\s+susceptibility to(?:,\s*\d+\w?)?$", re.IGNORECASE)
+#: MONDO's name of a group of diseases: "inborn disorder of serine family metabolism",
+#: "disease of cornea", "inborn error of organic acid metabolic process".
+_GROUP_OF = re.compile(
+    r"^(?:inborn\s+)?(?:disorder|disease|error)\s+of\s+(?:the\s+)?(?P<what>[^,()]+?)"
+    r"(?:\s+(?P<process>metabolism|metabolic process))?$",
+    re.IGNORECASE,
+)
 #: A collagen chain's HGNC name: its type is how people name the collagen.
 _COLLAGEN_CHAIN = re.compile(r"^collagen type (?P<type>[IVXL]+) alpha \d+ chain$", re.IGNORECASE)
 #: The word "subunit" before a chain's Greek letter, which people leave out.
 _SUBUNIT = re.compile(r"\s+subunit\s+(?=(?:alpha|beta|gamma|delta|epsilon)\b)", re.IGNORECASE)
+
+
+def _add_group_names(
+    entries: dict[str, dict[str, list[Entry]]], nodes: Sequence[Node], names: list[list[str]]
+) -> None:
+    """File the ways people write a disease group's name (:func:`_group_name_variants`) under
+    keys no other node claims: MONDO has an "inborn" and a general class of many groups
+    ("inborn disorder of amino acid metabolism", "amino acid metabolism disease"), and a
+    variant of one must not make the other's own name ambiguous."""
+    claims: dict[tuple[str, str], set[int]] = defaultdict(set)
+    filed: list[tuple[list[tuple[str, str]], Entry]] = []
+    for position, node in enumerate(nodes):
+        if node.type != "disease":
+            continue
+        for name in names[position]:
+            group = _GROUP_OF.match(name)
+            for variant in _group_name_variants(group) if group else []:
+                keys = [("normalized", k) for k in name_keys(variant, fold(variant))]
+                # in any order: "disorders of the methionine cycle and sulfur amino acids"
+                keys.append(("word_order", word_bag(variant)))
+                for tier_key in keys:
+                    claims[tier_key].add(position)
+                filed.append((keys, (position, name)))
+    for keys, entry in filed:
+        owners = {entry[0]}.union(
+            *(claims[tier, k] | {p for p, _ in entries[tier].get(k, ())} for tier, k in keys)
+        )
+        if owners != {entry[0]}:
+            continue
+        for tier, k in keys:
+            if entry not in entries[tier][k]:
+                entries[tier][k].append(entry)
+
+
+def _group_name_variants(group: re.Match[str]) -> list[str]:
+    """How people write a group of diseases MONDO names "(inborn) disorder of X (metabolism)":
+    "X disorders", "X metabolism disorders", "inborn errors of X metabolism", "disorders of X",
+    "X defects" ("amino-acid transport defect")."""
+    what = group["what"]
+    process = " metabolism" if group["process"] else ""
+    forms = {f"{what}{process}", what}
+    return [
+        variant
+        for form in sorted(forms)
+        for variant in (
+            f"{form} disorder",
+            f"{form} defect",
+            f"disorder of {form}",
+            f"inborn error of {form}",
+        )
+    ]
 
 
 def _protein_name_variants(name: str) -> list[str]:

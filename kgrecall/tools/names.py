@@ -97,7 +97,7 @@ _ISMUS = re.compile(r"(?<=[a-z]{4})ismus$")
 _KIND_BEFORE_CODE = frozenset({"disease", "syndrome"})
 _TYPE_CODE = re.compile(r"(?i)\btype\s+\S+\s*$")
 #: Words that abbreviate two ("mtDNA repair" is GO's "mitochondrial DNA repair").
-_SPELT_OUT = {"mtdna": "mitochondrial dna"}
+_SPELT_OUT = {"mtdna": "mitochondrial dna", "oxphos": "oxidative phosphorylation"}
 #: Latin and Greek plurals of biomedical nouns, which :func:`singular` cannot undo.
 _LATIN_PLURALS = {
     "mitochondria": "mitochondrion", "ganglia": "ganglion", "nuclei": "nucleus",
@@ -169,7 +169,7 @@ def word_key(word: str) -> str:
     """One folded word as name keys hold it: American spelling, singular, an "-ological"
     adjective as "-ologic" ("paraneoplastic neurological syndromes" is MONDO's
     "paraneoplastic neurologic syndrome"), a Latin "-ismus" as "-ism" ("hemiballism" is
-    HPO's "Hemiballismus"), "mtDNA" spelt out, a Latin or Greek plural as its singular
+    HPO's "Hemiballismus"), "mtDNA" and "OXPHOS" spelt out, a Latin or Greek plural as its singular
     ("autophagy of mitochondria" is GO's "autophagy of mitochondrion"), "disorder" as
     "disease" ("a lipid storage disorder" is MONDO's "lipid storage disease") and
     "metabolism" as "metabolic" ("tetrahydrobiopterin metabolic disease" is MONDO's

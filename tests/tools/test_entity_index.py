@@ -537,6 +537,38 @@ def test_a_susceptibility_is_named_by_what_it_is_to() -> None:
     assert [e.id for e in EntityIndex(store).lookup("kuru")] == ["D:KURU"]
 
 
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("inborn errors of phenylalanine and tyrosine metabolism", "D:PHETYR"),
+        ("Phenylalanine disorders", "D:PHE"),
+        ("disorders of the methionine cycle and sulfur amino acids", "D:MET"),
+        ("amino-acid transport defect", "D:TRANSPORT"),
+        # the general class's own name is not made ambiguous by the inborn class's variants
+        ("amino acid metabolism disorder", "D:AA"),
+        ("disorders of amino acid metabolism", "D:AA"),
+    ],
+)
+def test_a_disease_group_is_linked_as_people_write_it(written: str, expected: str) -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:PHETYR", "disease", "inborn disorder of phenylalanine and tyrosine metabolism"),
+            Node("D:PHE", "disease", "disorder of phenylalanine metabolism"),
+            Node(
+                "D:MET",
+                "disease",
+                "inborn disorder of methionine cycle and sulfur amino acid metabolism",
+            ),
+            Node("D:TRANSPORT", "disease", "inborn disorder of amino acid transport"),
+            Node("D:INBORN", "disease", "inborn disorder of amino acid metabolism"),
+            Node("D:AA", "disease", "amino acid metabolism disease"),
+            Node("C:PHE", "chemical", "phenylalanine"),
+        ]
+    )
+    assert [e.id for e in EntityIndex(store).lookup(written)] == [expected]
+
+
 def test_a_name_written_with_its_hyphen_wins_over_an_alias_without_it() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(

@@ -127,9 +127,12 @@ def test_a_subtype_is_keyed_without_its_kind_before_the_type() -> None:
     assert name_keys("Alzheimer disease 2") == {"alzheimer disease 2"}
 
 
-def test_name_keys_spell_out_latin_endings_and_mtdna() -> None:
+def test_name_keys_spell_out_latin_endings_mtdna_and_oxphos() -> None:
     assert name_keys("Hemiballism") == name_keys("Hemiballismus") == {"hemiballism"}
     assert name_keys("mtDNA repair") == name_keys("mitochondrial DNA repair")
+    assert name_keys("Combined OXPHOS deficiencies") == name_keys(
+        "combined oxidative phosphorylation deficiency"
+    )
     # a short word ending in "-ismus" is no Latin form of another
     assert name_keys("Ismus") == {"ismus"}
 
