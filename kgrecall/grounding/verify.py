@@ -53,6 +53,9 @@ _SETTING = re.compile(
     r"cent(?:re|er)s?|societ(?:y|ies)|foundations?|rotations?)\b",
     re.IGNORECASE,
 )
+#: A bracket opening right after a mention, and closing right after the next: a gloss.
+_GLOSS_BETWEEN = re.compile(r"\s*\(\s*")
+_GLOSS_AFTER = re.compile(r"\s*\)")
 _ORDER: dict[str, int] = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
 AUTO_LEARNED = "auto_learned"
 
@@ -240,11 +243,19 @@ class PathVerifier:
         assertions = read_assertions(text, spans, weak, ids, places, procedures)
         if alternatives:
             self._fit_types(ids, assertions, alternatives)
-        pairs = [
-            self._assertion(*self._related_readings(ids, alternatives, a), a)
-            for a in assertions
-            if ids[a.subject] != ids[a.object]
-        ]
+        glosses = self._same_type_glosses(text, spans, ids)
+        kept = [a for a in assertions if ids[a.subject] != ids[a.object]]
+        twins = _gloss_twins(kept, glosses, ids)
+        pairs = _best_of_glosses(
+            [*kept, *twins],
+            [
+                self._assertion(*self._related_readings(ids, alternatives, a), a)
+                for a in (*kept, *twins)
+            ],
+            len(kept),
+            glosses,
+            ids,
+        )
         if not pairs:  # one entity (or one named twice): nothing to connect
             return ClaimVerdict("ungrounded", confidence=0.0)
         verdict = ClaimVerdict(
@@ -257,6 +268,23 @@ class PathVerifier:
         )
         verdict.confidence = _confidence(verdict)
         return verdict
+
+    def _same_type_glosses(
+        self, text: str, spans: Sequence[tuple[int, int]], ids: Sequence[str]
+    ) -> dict[int, int]:
+        """Each mention followed by a mention of its own type in brackets, mapped to that
+        gloss: "autosomal dominant HSP (SPG4)" names one disease twice, the second time more
+        precisely. A gloss of another type names something else ("DGUOK (MTDPS3)": the gene's
+        disease, a pair of its own)."""
+        glossed = {
+            index: index + 1
+            for index in range(len(spans) - 1)
+            if _GLOSS_BETWEEN.fullmatch(text, spans[index][1], spans[index + 1][0])
+            and _GLOSS_AFTER.match(text, spans[index + 1][1])
+            and self._type(ids[index]) is not None
+            and self._type(ids[index]) == self._type(ids[index + 1])
+        }
+        return glossed
 
     @cached_property
     def _signatures(self) -> dict[str, RelationSignature]:
@@ -432,6 +460,81 @@ class PathVerifier:
             f"the claim says {'/'.join(sorted(claimed))}, the KG relates {subject} and {obj} "
             f"only by {', '.join(sorted(relations))}"
         ]
+
+
+def _gloss_twins(
+    assertions: list[Assertion], glosses: dict[int, int], ids: Sequence[str]
+) -> list[Assertion]:
+    """For each assertion about a glossed name (:meth:`PathVerifier._same_type_glosses`) the
+    same assertion about its gloss, where the claim holds none."""
+    said = {frozenset((ids[a.subject], ids[a.object])) for a in assertions}
+    twins = []
+    for assertion in assertions:
+        for name, other in (
+            (assertion.subject, assertion.object),
+            (assertion.object, assertion.subject),
+        ):
+            if name not in glosses or glosses[name] == other:
+                continue
+            ends = frozenset((ids[glosses[name]], ids[other]))
+            if len(ends) == 2 and ends not in said:
+                said.add(ends)
+                if name == assertion.subject:
+                    twins.append(replace(assertion, subject=glosses[name]))
+                else:
+                    twins.append(replace(assertion, object=glosses[name]))
+    return twins
+
+
+def _best_of_glosses(
+    assertions: Sequence[Assertion],
+    pairs: list[PairVerdict],
+    said: int,
+    glosses: dict[int, int],
+    ids: Sequence[str],
+) -> list[PairVerdict]:
+    """The claim's own pairs (the first ``said``) less those about a glossed name that its
+    gloss holds with a better label, and the twin pairs (about the gloss) that do so: in "the
+    commonest cause of autosomal dominant HSP (SPG4)" SPAST–SPG4 (a direct edge) is the claim
+    and SPAST–HSP (none) says nothing more. Only the gloss, the more precise name, speaks for
+    the name, never the other way round ("juvenile PD (PARK2)": what PD has, PARK2 need
+    not), and a twin only ever raises a label: one with a conflict is dropped (the gloss may
+    be a wider abbreviation, "suprabasal EBS (EBS)"), and a pair of the claim's own with a
+    conflict is kept."""
+    named = {gloss: name for name, gloss in glosses.items()}
+
+    def keys(assertion: Assertion, ends: dict[int, int]) -> list[tuple[str, int]]:
+        return [
+            (ids[other], min(end, ends[end]))
+            for end, other in (
+                (assertion.subject, assertion.object),
+                (assertion.object, assertion.subject),
+            )
+            if end in ends and other != ends[end]
+        ]
+
+    about_name: dict[tuple[str, int], int] = {}
+    for assertion, pair in zip(assertions[:said], pairs[:said], strict=True):
+        for name_key in keys(assertion, glosses):
+            about_name[name_key] = max(about_name.get(name_key, 0), _ORDER[pair.label])
+    about_gloss: dict[tuple[str, int], int] = {}
+    twins = []
+    for number, (assertion, pair) in enumerate(zip(assertions, pairs, strict=True)):
+        gloss_keys = keys(assertion, named)
+        if not gloss_keys or pair.conflict:
+            continue
+        if number >= said:
+            if any(_ORDER[pair.label] <= about_name.get(k, 0) for k in gloss_keys):
+                continue
+            twins.append(pair)
+        for gloss_key in gloss_keys:
+            about_gloss[gloss_key] = max(about_gloss.get(gloss_key, 0), _ORDER[pair.label])
+    return [
+        pair
+        for assertion, pair in zip(assertions[:said], pairs[:said], strict=True)
+        if pair.conflict
+        or not any(about_gloss.get(k, 0) > _ORDER[pair.label] for k in keys(assertion, glosses))
+    ] + twins
 
 
 def _arrow(edges: list[Edge], relation: str) -> str:

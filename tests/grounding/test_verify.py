@@ -235,3 +235,23 @@ def test_a_regulation_word_that_is_no_finite_verb_claims_no_regulation(
     loose = claim(verifier, text, ["G1", "D1"])
     assert loose.label == "grounded" and not loose.conflicts
     assert claim(verifier, "SNCA increases Parkinson disease.", ["G1", "D1"]).conflicts
+
+
+def test_a_gloss_of_the_same_type_restates_the_name_before_it(store: NetworkXStore) -> None:
+    verifier = PathVerifier(store, hub_degree=3)
+    # the brackets say which disease: LRRK2–Parkinson disease is the claim, and the weaker
+    # pair with the name they gloss is dropped
+    glossed = claim(
+        verifier, "LRRK2 causes Cystic fibrosis (Parkinson disease).", ["G2", "D2", "D1"]
+    )
+    assert glossed.label == "grounded"
+    assert [(p.source, p.target) for p in glossed.pairs] == [("G2", "D1")]
+    # without brackets the two are a list: each pair counts
+    listed = claim(
+        verifier, "LRRK2 causes Cystic fibrosis and Parkinson disease.", ["G2", "D2", "D1"]
+    )
+    assert listed.label != "grounded"
+    # a gloss of another type names something else ("DGUOK (MTDPS3)"): what is said of the
+    # name is not said of it
+    other = claim(verifier, "LRRK2 causes Parkinsonism (Cystic fibrosis).", ["G2", "P1", "D2"])
+    assert ("G2", "D2") not in [(p.source, p.target) for p in other.pairs]
