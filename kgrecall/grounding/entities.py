@@ -1466,14 +1466,33 @@ _OTHER_SENSES: tuple[
             r"(?:positive|negative)\b",
             _GENE_TYPES | _CLINICAL_TYPES,
         ),
-        # a method or a procedure: "measured by SPR", "SPG block"
+        # a method or a procedure: "measured by SPR", "generated with a GAN", "SPG block"
         (
             r"[A-Z]{2,5}",
             r"\b(?:measured|assessed|determined|detected|quantified|analy[sz]ed|established|"
-            r"rated|scored|evaluated|screened)\s+(?:by|with|using)\s+(?:the\s+)?$",
+            r"rated|scored|evaluated|screened|generated|trained|simulated|modell?ed)\s+"
+            r"(?:by|with|using)\s+(?:the\s+|an?\s+)?$",
             None,
             _GENE_TYPES | _CLINICAL_TYPES,
         ),
+        # a treatment one keeps to: "adherence to CPAP"
+        (
+            r"[A-Z]{2,5}",
+            r"\b(?:adherence|compliance|non-?adherence|non-?compliance)\s+(?:to|with)\s+$",
+            None,
+            _GENE_TYPES | _CLINICAL_TYPES,
+        ),
+        # a level of the spine: "cord compression at C3", "disc prolapse between L4 and L5"
+        (
+            r"[CTLS]\d{1,2}",
+            r"\b(?:spine|spinal|cord|cervical|thoracic|lumbar|sacral|vertebra[el]?|discs?|"
+            r"myelopathy|radiculopathy)\b[^.;]*\b(?:at|to|from|below|above|between|and)\s+$",
+            None,
+            _KG_TYPES,
+        ),
+        # a mode of inheritance, not the organelle's: "consistent with mitochondrial
+        # inheritance" (GO's "mitochondrion inheritance")
+        (r"(?i)mitochondrial\s+inheritance", None, None, frozenset({"go_term"})),
         (
             r"[A-Z]{2,5}",
             None,
@@ -1621,7 +1640,8 @@ def _closes_unopened(phrase: str) -> bool:
 def _other_sense(text: str, mention: EntityMention, index: EntityIndex | None) -> bool:
     """Whether the context gives a KG name's words another sense (:data:`_OTHER_SENSES`): a
     figure, a quantity, a developmental stage, the heart's wall motion, a test, a method, a
-    procedure, a treatment, a protein called by a disease's abbreviation."""
+    procedure, a treatment, a level of the spine, a mode of inheritance, a protein called by a
+    disease's abbreviation."""
     if index is None or not mention.in_kg:
         return False
     kind = index.type_of(mention.id)

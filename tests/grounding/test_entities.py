@@ -398,6 +398,14 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
             "falls",
         ),
         ("He was seen at a 1,000-bed hospital.", "a 1"),  # nor "A1"
+        ("Lumbar MRI showed a disc bulge between L1 and L2.", "L2"),  # a level of the spine
+        ("The cervical cord was compressed at C5, below a C4 fusion.", "C5"),
+        ("Extra fundus photographs were generated using a GAN.", "GAN"),  # a method
+        ("Poor adherence to CPAP limited the benefit.", "CPAP"),  # a treatment kept to
+        (
+            "Only females transmitted it, as in mitochondrial inheritance.",
+            "mitochondrial inheritance",
+        ),  # a mode of inheritance, not the organelle's
     ],
 )
 def test_a_kg_name_in_another_sense_is_no_mention(
@@ -410,6 +418,7 @@ def test_the_same_names_in_their_own_sense_are_mentions(extractor: EntityExtract
     assert ids(extractor, "FIG4 mutations cause a neuropathy.")["FIG4"] == "NCBIGene:9896"
     assert "hypokinesia" in {k.lower() for k in ids(extractor, "Hypokinesia and rigidity.")}
     assert "tau" in ids(extractor, "Aggregated tau was found in neurons.")
+    assert ids(extractor, "Serum C3 was low at the second visit.")["C3"] == "uniprot:P01024"
     # a subtype's name without its "disease"
     assert ids(extractor, "Parkinsonism develops in Gaucher type 1.")["Gaucher type 1"] == (
         "ORPHA:77259"
