@@ -38,6 +38,7 @@ from kgrecall.kg.deadline import check_deadline
 from kgrecall.kg.loaders.names import (
     read_hgnc_names,
     read_mesh_terms,
+    read_mondo_names,
     read_outside_names,
     vocabulary_key,
 )
@@ -222,6 +223,53 @@ def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     return read_outside_names()
 
 
+#: An abbreviation as written: capitals and digits, a capital first ("AIP", "HSP", "SCA3");
+#: in a mention, maybe before a hyphen ("FAP-positive").
+_ABBREVIATION = re.compile(r"[A-Z][A-Z0-9]{1,5}(?![A-Za-z0-9])")
+#: Words too general to tell one sense of an abbreviation from another.
+_GENERAL_WORDS = frozenset(
+    {"disease", "disorder", "syndrome", "deficiency", "familial", "hereditary", "congenital",
+     "autosomal", "dominant", "recessive", "linked", "onset", "juvenile", "infantile", "adult",
+     "childhood", "early", "chronic", "acute", "primary", "secondary", "classic", "classical",
+     "protein", "proteins", "family", "member", "subunit", "domain", "containing", "related",
+     "associated", "factor", "complex", "susceptibility", "variant", "patients", "severe",
+     "progressive", "human", "receptor", "type", "types", "with", "without", "other", "their",
+     "which", "there", "these", "those", "after", "before", "between"}
+)  # fmt: skip
+_WORD = re.compile(r"[A-Za-z]{5,}")
+
+
+def _stems(text: str) -> frozenset[str]:
+    """The first six letters of each word of five or more letters, general words and
+    everyday English left out: enough to match "pancreas" with "pancreatitis" and
+    "fibroblasts" with "fibroblast", not "binding" with a gene's "binding protein"."""
+    everyday = common_words()
+    return frozenset(
+        word[:6]
+        for word in (w.casefold() for w in _WORD.findall(text))
+        if word not in _GENERAL_WORDS and word not in everyday
+    )
+
+
+@lru_cache(maxsize=1)
+def abbreviation_senses() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """What an abbreviation may stand for: each MONDO disease with it among its synonyms and
+    each HGNC gene with it as its symbol or an alias, as (id, its names), from the bundled
+    tables."""
+    senses: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for disease in read_mondo_names().values():
+        for name in disease.synonyms:
+            if _ABBREVIATION.fullmatch(name):
+                senses.setdefault(name, []).append(
+                    (disease.mondo_id, (disease.label, *disease.synonyms))
+                )
+    for gene in read_hgnc_names():
+        for name in (gene.symbol, *gene.alias_symbols):
+            if gene.ncbi_gene and _ABBREVIATION.fullmatch(name):
+                senses.setdefault(name, []).append((f"NCBIGene:{gene.ncbi_gene}", (gene.name,)))
+    return {name: tuple(found) for name, found in senses.items()}
+
+
 @lru_cache(maxsize=1)
 def anatomy_ids() -> frozenset[str]:
     """Ids of MeSH's anatomy terms (body parts, tissues, cells) in the outside vocabulary:
@@ -374,11 +422,57 @@ class EntityExtractor:
         if self.index is not None:
             found = self._disease_glosses(text, found, self.index)
         return [
-            m
+            self._abbreviation_sense(text, m)
             for m in found
             if not _COMPARED.search(text, max(0, m.start - 40), m.start)
             and not (m.kind == "dictionary" and _other_sense(text, m, self.index))
         ]
+
+    def _abbreviation_sense(self, text: str, mention: EntityMention) -> EntityMention:
+        """The mention, or — for an abbreviation the KG reads as one of its entities — the
+        disease or gene outside the KG it abbreviates here: the one whose names share more
+        words with the text than the KG entity's names do ("HSP … palpable purpura": IgA
+        vasculitis, MONDO's other "HSP"; "FAP-positive fibroblasts": fibroblast activation
+        protein). Senses are MONDO's abbreviations and HGNC's symbols
+        (:func:`abbreviation_senses`)."""
+        if (
+            self.index is None
+            or not mention.in_kg
+            or mention.kind != "dictionary"
+            or (short := _ABBREVIATION.match(mention.text)) is None
+            or (short.end() < len(mention.text) and mention.text[short.end()] != "-")
+        ):
+            return mention
+        senses = abbreviation_senses().get(short.group(0), ())
+        if not senses:
+            return mention
+        context = _stems(text[: mention.start] + " " + text[mention.end :])
+        shared = len(context & self._kg_sense_stems(mention.id, self.index))
+        # a gene's symbol also abbreviates the disease named after it ("MKS1: the classic
+        # Meckel-Gruber gene"): for a gene, only other genes compete
+        gene = self.index.type_of(mention.id) in _GENE_TYPES
+        best = max(
+            (
+                (len(context & _stems(" ".join(names))), sense_id)
+                for sense_id, names in senses
+                if self._kg_node(sense_id) is None and not (gene and sense_id.startswith("MONDO:"))
+            ),
+            default=(0, ""),
+        )
+        if best[0] <= shared:
+            return mention
+        return mention.model_copy(
+            update={"id": best[1], "kind": "vocabulary", "in_kg": False, "alternatives": ()}
+        )
+
+    def _kg_sense_stems(self, entity_id: str, index: EntityIndex) -> frozenset[str]:
+        """:func:`_stems` of the names of a KG entity and of its neighbours: what a text about
+        it may say ("optineurin" beside "ALS", "retinal" beside LCA)."""
+        ids = {entity_id}
+        if self.store is not None:
+            edges = self.store.neighbors(entity_id, direction="both")
+            ids.update(end for edge in edges for end in (edge.head, edge.tail))
+        return _stems(" ".join(name for node in ids for name in index.names(node)))
 
     def _forms_of(
         self, text: str, named: list[EntityMention], index: EntityIndex

@@ -603,3 +603,18 @@ def test_a_disease_the_kg_holds_only_as_its_inherited_class_is_that_class(
         "MONDO:0019276",
         True,
     )
+
+
+def test_an_abbreviation_takes_the_sense_its_sentence_speaks_of(
+    extractor: EntityExtractor,
+) -> None:
+    # MONDO's other "HSP" (IgA vasculitis, outside the KG) where the sentence is about purpura
+    vasculitis = extractor.extract("Children with HSP had palpable purpura on the legs.")
+    assert [(m.id, m.in_kg) for m in vasculitis if m.text == "HSP"] == [("MONDO:0019167", False)]
+    # the KG's HSP where the sentence is about it, or about nothing that tells them apart
+    for text in ("HSP causes a spastic gait.", "HSP was diagnosed at the age of 12."):
+        assert ids(extractor, text)["HSP"] == "MONDO:0019064"
+    # a gene's symbol also abbreviates the disease named after it: the gene stays the gene
+    assert ids(extractor, "MKS1, a Meckel syndrome gene, was sequenced.")["MKS1"] == (
+        "NCBIGene:54903"
+    )
