@@ -81,6 +81,9 @@ MIN_LINK_SCORE = 0.6
 CLOSE_NAME_F1 = 0.75
 #: How many times more edges the most connected entity of an acronym needs to take it alone.
 ACRONYM_DOMINANCE = 3.0
+#: How many subclass_of steps up a disease an abbreviation's general sense may be ("PD":
+#: Parkinson disease over its late-onset records).
+GENERAL_DEPTH = 3
 _TIER_SCORE: dict[MatchKind, float] = {
     "id": 1.0,
     "name": 1.0,
@@ -220,6 +223,7 @@ class EntityIndex:
         self._names = tables.names
         self._symbols = tables.tiers["symbol"]
         self._tiers = tables.tiers
+        self._ancestor_cache: dict[str, frozenset[str]] = {}
 
     @classmethod
     def shared(cls, store: GraphStore) -> EntityIndex:
@@ -352,8 +356,61 @@ class EntityIndex:
 
         Of equally good records, one whose own name the mention is, abbreviates or holds comes
         first ("PKAN": the Orphanet record named "Pantothenate kinase-associated
-        neurodegeneration" before the OMIM record that has PKAN as a synonym)."""
-        return _own_name_first(mention, self._lookup(mention, node_types, bare_eponyms))
+        neurodegeneration" before the OMIM record that has PKAN as a synonym), and of
+        diseases an abbreviation names, the one the others descend from
+        (:meth:`_general_first`)."""
+        found = _own_name_first(mention, self._lookup(mention, node_types, bare_eponyms))
+        return self._general_first(mention, found, node_types)
+
+    def _general_first(
+        self, mention: str, found: list[LinkedEntity], node_types: Collection[str] | None
+    ) -> list[LinkedEntity]:
+        """ "PD", "AD": an abbreviation that names a disease and records under it (OMIM's
+        "Parkinson disease, late-onset" and "Alzheimer disease 3" carry them as synonyms)
+        means the disease. Of the diseases tied with the first candidate, and those whose own
+        name the letters spell, the nearest one every other tied disease descends from
+        (subclass_of, up to :data:`GENERAL_DEPTH` steps) comes first, at the first
+        candidate's score."""
+        text = mention.strip()
+        if not found or found[0].type != "disease" or not _looks_like_acronym(text):
+            return found
+        tied = [e for e in found if e.score == found[0].score and e.type == "disease"]
+        known = {e.id for e in tied}
+        spelt = [
+            e
+            for e in self._entities(
+                self._tiers["acronym"].get(text.upper(), []), "acronym", self._allowed(node_types)
+            )
+            if e.type == "disease" and e.id not in known and acronym(e.name) == text.upper()
+        ]
+        general = [
+            candidate
+            for candidate in spelt
+            if (others := [e for e in tied if e.id != candidate.id])
+            and all(candidate.id in self._ancestors(e.id) for e in others)
+        ]
+        # the nearest of them: "parkinsonian disorder" spells PD too, above Parkinson disease
+        nearest = [c for c in general if not any(c.id in self._ancestors(o.id) for o in general)]
+        if len(nearest) != 1:
+            return found
+        rest = [e for e in found if e.id != nearest[0].id]
+        return [replace(nearest[0], score=found[0].score), *rest]
+
+    def _ancestors(self, entity_id: str) -> frozenset[str]:
+        """The entities ``entity_id`` is a subclass of, up to :data:`GENERAL_DEPTH` steps."""
+        cached = self._ancestor_cache.get(entity_id)
+        if cached is None:
+            seen: set[str] = set()
+            frontier = {entity_id}
+            for _ in range(GENERAL_DEPTH):
+                frontier = {
+                    edge.tail
+                    for node in frontier
+                    for edge in self.store.neighbors(node, "subclass_of", "out")
+                } - seen
+                seen |= frontier
+            cached = self._ancestor_cache[entity_id] = frozenset(seen)
+        return cached
 
     def _lookup(
         self, mention: str, node_types: Collection[str] | None, bare_eponyms: bool

@@ -361,12 +361,23 @@ def test_a_hyphenated_relation_adjective_reads_as_its_relation(service: QuerySer
 
 
 def test_ambiguous_anchor_lists_alternatives(service: QueryService) -> None:
-    # "PD" is a synonym of more than one Parkinson disease entry: no guess passed off as sure.
+    # "AD" is a synonym of more than one Alzheimer disease entry: no guess passed off as sure.
+    plan = service.resources("demo").planner.plan("Which genes are associated with AD?")
+    (anchor,) = plan.anchors
+    assert anchor.ambiguous and anchor.mention == "AD"
+    assert anchor.alternatives
+    assert all("Alzheimer disease" in str(a["name"]) for a in anchor.alternatives)
+
+
+def test_an_abbreviation_of_a_disease_and_its_records_anchors_the_disease(
+    service: QueryService,
+) -> None:
+    # "PD" is a synonym of two late-onset Parkinson disease records, both subclasses of
+    # Parkinson disease, whose name the letters spell: that is what the question means
     plan = service.resources("demo").planner.plan("Which genes are associated with PD?")
     (anchor,) = plan.anchors
-    assert anchor.ambiguous and anchor.mention == "PD"
-    assert anchor.alternatives
-    assert all("Parkinson disease" in str(a["name"]) for a in anchor.alternatives)
+    assert anchor.id == "MONDO:0005180" and not anchor.ambiguous
+    assert {a["id"] for a in anchor.alternatives} == {"OMIM:168600", "ORPHA:411602"}
 
 
 def test_an_exact_name_wins_over_a_broader_entity_that_embeds_close(

@@ -610,3 +610,28 @@ def test_hyphenated_eponyms_are_abbreviated_without_syndrome() -> None:
     store.add_nodes([Node("D:GSS", "disease", "Gerstmann-Straussler-Scheinker syndrome")])
     [found] = EntityIndex(store).lookup("GSS")
     assert (found.id, found.match) == ("D:GSS", "acronym")
+
+
+@pytest.mark.parametrize("hierarchy", [True, False])
+def test_an_abbreviation_of_a_disease_and_its_records_means_the_disease(hierarchy: bool) -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:PARK", "disease", "parkinsonian disorder"),
+            Node("D:PD", "disease", "Parkinson disease"),
+            Node("D:LATE", "disease", "Parkinson disease, late-onset", synonyms=("PD",)),
+            Node("D:HLATE", "disease", "Hereditary late-onset Parkinson disease", synonyms=("PD",)),
+        ]
+    )
+    if hierarchy:
+        store.add_edges(
+            [
+                Edge("D:LATE", "subclass_of", "D:PD"),
+                Edge("D:HLATE", "subclass_of", "D:PD"),
+                Edge("D:PD", "subclass_of", "D:PARK"),
+            ]
+        )
+    first = EntityIndex(store).lookup("PD")[0]
+    # the nearest disease both records descend from, not the wider class that also spells PD;
+    # without the hierarchy the letters alone choose no disease over the records named so
+    assert first.id == ("D:PD" if hierarchy else "D:LATE")
