@@ -53,12 +53,14 @@ PROCEDURE_PREFIX = "procedure:"
 #: Mentions recognised as terms outside the KG (not by an identifier or a KG name): they take
 #: part in the pairs a claim asserts, never in mere co-mentions.
 WEAK_KINDS = frozenset({"vocabulary", "variant"})
+#: An amino-acid or nucleotide change after "p." (or "c.", "g.", "m."): "Gly2019Ser", "R47H".
+_CHANGE = r"[A-Z*][a-z]{0,2}\d+(?:_[A-Z][a-z]{0,2}\d+)?(?:[A-Z*][a-z]{0,2}|del|dup|ins|fs)[\w*>]*"
 #: Sequence variants, alleles (dbSNP ids, HLA alleles), haplotypes and repeat expansions:
 #: outside any gene/disease KG.
 _VARIANT = re.compile(
     r"(?<![\w.])(?:"
-    r"[pcgm]\.\(?[A-Z*][a-z]{0,2}\d+(?:_[A-Z][a-z]{0,2}\d+)?(?:[A-Z*][a-z]{0,2}|del|dup|ins|fs)"
-    r"[\w*>]*\)?"  # p.N370S, p.Gly2019Ser, p.(R47H)
+    # p.N370S, p.Gly2019Ser, p.(R47H): a bracket closes only the one opened after the dot
+    rf"[pcgm]\.\({_CHANGE}\)|[pcgm]\.{_CHANGE}"
     r"|c\.[-*]?\d+(?:[+-]\d+)?(?:_\d+)?(?:[ACGT]>[ACGT]|del\w*|dup\w*|ins\w*)"  # c.1226A>G
     r"|(?:Δ|del)[ACGT]{3,}"  # ΔGAG
     r"|(?:[ACGT]{3,6}|(?i:hexanucleotide|dodecamer|octapeptide|pentanucleotide|trinucleotide|"

@@ -234,6 +234,21 @@ def test_dbsnp_ids_and_hla_alleles_are_variants(extractor: EntityExtractor) -> N
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "variants"),
+    [
+        # a bracket around the protein change is the sentence's, not the variant's
+        ("A nonsense change, c.421C>T (p.Gln141*), was found.", ["c.421C>T", "p.Gln141*"]),
+        ("TREM2 p.(R47H) raises the risk.", ["p.(R47H)"]),  # the HGVS bracket is its own
+        ("LRRK2 p.G2019S is common.", ["p.G2019S"]),
+    ],
+)
+def test_a_protein_change_keeps_only_its_own_bracket(
+    extractor: EntityExtractor, text: str, variants: list[str]
+) -> None:
+    assert [m.text for m in extractor.extract(text) if m.kind == "variant"] == variants
+
+
 def test_a_gene_alias_that_names_a_disease_is_read_by_its_cues(
     extractor: EntityExtractor,
 ) -> None:
