@@ -226,7 +226,7 @@ def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
 
 
 #: An abbreviation as written: capitals and digits, a capital first ("AIP", "HSP", "SCA3");
-#: in a mention, maybe before a hyphen ("FAP-positive").
+#: in a mention, maybe before a hyphen ("HSP-like").
 _ABBREVIATION = re.compile(r"[A-Z][A-Z0-9]{1,5}(?![A-Za-z0-9])")
 #: Words too general to tell one sense of an abbreviation from another.
 _GENERAL_WORDS = frozenset(
@@ -433,10 +433,10 @@ class EntityExtractor:
     def _abbreviation_sense(self, text: str, mention: EntityMention) -> EntityMention:
         """The mention, or — for an abbreviation the KG reads as one of its entities — the
         disease or gene outside the KG it abbreviates here: the one whose names share more
-        words with the text than the KG entity's names do ("HSP … palpable purpura": IgA
-        vasculitis, MONDO's other "HSP"; "FAP-positive fibroblasts": fibroblast activation
-        protein). Senses are MONDO's abbreviations and HGNC's symbols
-        (:func:`abbreviation_senses`)."""
+        words with the text than the names of the KG entity and its neighbours do ("HSP …
+        palpable purpura": IgA vasculitis, MONDO's other "HSP"; "type 1 AIP … pancreas":
+        autoimmune pancreatitis, not acute intermittent porphyria). Senses are MONDO's
+        abbreviations and HGNC's symbols (:func:`abbreviation_senses`)."""
         if (
             self.index is None
             or not mention.in_kg

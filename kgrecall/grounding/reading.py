@@ -90,10 +90,12 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s+(?:and|or)\s+(?=X+\s+(?:with|to|in|for|as|by)\s+X)",
     re.IGNORECASE,
 )
-#: An interjection set off by commas, right before the comma that closes it.
+#: An interjection set off by commas, right before the comma that closes it — a connective,
+#: or any few words right after a copula ("is, strictly speaking, a manifestation of").
 _INTERJECTION = re.compile(
     r",\s*(?:however|therefore|thus|though|indeed|moreover|furthermore|nevertheless|"
-    r"in fact|of course|in turn)\s*$",
+    r"in fact|of course|in turn)\s*$"
+    r"|\b(?:is|are|was|were)\s*,\s*[a-z]+(?:\s+[a-z]+){0,3}\s*$",
     re.IGNORECASE,
 )
 #: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.

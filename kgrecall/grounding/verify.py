@@ -276,7 +276,7 @@ class PathVerifier:
         gloss: "autosomal dominant HSP (SPG4)" names one disease twice, the second time more
         precisely. A gloss of another type names something else ("DGUOK (MTDPS3)": the gene's
         disease, a pair of its own)."""
-        glossed = {
+        return {
             index: index + 1
             for index in range(len(spans) - 1)
             if _GLOSS_BETWEEN.fullmatch(text, spans[index][1], spans[index + 1][0])
@@ -284,7 +284,6 @@ class PathVerifier:
             and self._type(ids[index]) is not None
             and self._type(ids[index]) == self._type(ids[index + 1])
         }
-        return glossed
 
     @cached_property
     def _signatures(self) -> dict[str, RelationSignature]:

@@ -284,8 +284,10 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(?:variants?|mutations?|alleles?|expansions?)\s+(?:(?:have|has|had)\s+(?:also\s+)?"
      r"been|(?:are|is|were|was)(?:\s+also)?)\s+(?:reported|found|described|identified|"
      r"documented|seen|observed)\s+in\b", frozenset({"associated_with"}), False),
-    # "Y is a (common) symptom of X", "Y is seen in X": the phenotype first (inverse wording)
-    (r"\b(?:is|are|was|were|be|as|among)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,4}"
+    # "Y is a (common) symptom of X", "Y is, strictly speaking, a manifestation of X", "Y is
+    # seen in X": the phenotype first (inverse wording)
+    (r"\b(?:is|are|was|were|be|as|among)(?:,[a-z ]{1,30},)?\s+(?:an?\s+|the\s+)?"
+     r"(?:[a-z]+\s+){0,4}"
      r"(?:symptoms?|features?|signs?|manifestations?|phenotypes?)\s+of\b"
      r"|\b(?:is|are|was|were|(?:has|have|had)\s+(?:also\s+)?been)\s+"
      r"(?:(?:[a-z]+ly|also|well|often)\s+){0,2}"

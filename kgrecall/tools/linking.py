@@ -109,6 +109,8 @@ GENE_QUALIFIED = re.compile(
     r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
+#: What "<gene>-related …" says when it names no kind of disease: "ADD3-related disorder".
+_DISEASE_NOUNS = frozenset({"disorder", "disease", "condition", "syndrome", "phenotype"})
 #: "KCNQ2 encephalopathy", "PRRT2 dyskinesia": a symbol with a digit right before a clinical
 #: name, the gene's disease (as "KCNQ2-related" would say).
 _GENE_BEFORE_NAME = re.compile(r"^(?P<gene>[A-Z][A-Z0-9]*\d[A-Z0-9]*)\s+(?P<rest>[a-z][a-z\s-]+)$")
@@ -365,12 +367,12 @@ class EntityIndex:
     def _general_first(
         self, mention: str, found: list[LinkedEntity], node_types: Collection[str] | None
     ) -> list[LinkedEntity]:
-        """ "PD", "AD": an abbreviation that names a disease and records under it (OMIM's
-        "Parkinson disease, late-onset" and "Alzheimer disease 3" carry them as synonyms)
-        means the disease. Of the diseases tied with the first candidate, and those whose own
-        name the letters spell, the nearest one every other tied disease descends from
-        (subclass_of, up to :data:`GENERAL_DEPTH` steps) comes first, at the first
-        candidate's score."""
+        """ "PD": an abbreviation that disease records carry as a synonym (OMIM's "Parkinson
+        disease, late-onset") and that spells the own name of a disease they all descend from
+        (subclass_of, up to :data:`GENERAL_DEPTH` steps) means that disease, the nearest such
+        one; it comes first, at the first candidate's score. Records that share the letters
+        with a disease of their own name ("AD": "Alzheimer disease" and "Alzheimer disease 3")
+        stay as they are ranked."""
         text = mention.strip()
         if not found or found[0].type != "disease" or not _looks_like_acronym(text):
             return found
@@ -383,12 +385,7 @@ class EntityIndex:
             )
             if e.type == "disease" and e.id not in known and acronym(e.name) == text.upper()
         ]
-        general = [
-            candidate
-            for candidate in spelt
-            if (others := [e for e in tied if e.id != candidate.id])
-            and all(candidate.id in self._ancestors(e.id) for e in others)
-        ]
+        general = [c for c in spelt if all(c.id in self._ancestors(e.id) for e in tied)]
         # the nearest of them: "parkinsonian disorder" spells PD too, above Parkinson disease
         nearest = [c for c in general if not any(c.id in self._ancestors(o.id) for o in general)]
         if len(nearest) != 1:
@@ -657,6 +654,24 @@ class EntityIndex:
         allowed = self._allowed(node_types)
         if not genes or not wanted:
             return []
+        if wanted <= _DISEASE_NOUNS:
+            # "ADD3-related disorder": the gene's one disease, whatever its name
+            diseases = {
+                position
+                for edge in self.store.neighbors(genes[0].id, None, "both")
+                if (
+                    position := self._position.get(
+                        edge.tail if edge.head == genes[0].id else edge.head
+                    )
+                )
+                is not None
+                and self._types[position] == "disease"
+                and (allowed is None or allowed[position])
+            }
+            if len(diseases) != 1:
+                return []
+            (only,) = diseases
+            return self._entities([(only, self._display[only])], "gene_qualified", None)
         # a name that holds the symbol ("KCNQ2-related … encephalopathy") first, then the
         # fewest other words
         symbol = _word_set(match.group("gene"))

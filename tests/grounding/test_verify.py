@@ -255,3 +255,14 @@ def test_a_gloss_of_the_same_type_restates_the_name_before_it(store: NetworkXSto
     # name is not said of it
     other = claim(verifier, "LRRK2 causes Parkinsonism (Cystic fibrosis).", ["G2", "P1", "D2"])
     assert ("G2", "D2") not in [(p.source, p.target) for p in other.pairs]
+
+
+def test_an_interjection_after_the_copula_keeps_the_wording_whole(store: NetworkXStore) -> None:
+    # "is, strictly speaking, a feature of": the phenotype first, as without the interjection
+    verifier = PathVerifier(store)
+    for text in (
+        "Parkinsonism is a feature of Parkinson disease.",
+        "Parkinsonism is, strictly speaking, a feature of Parkinson disease.",
+    ):
+        verdict = claim(verifier, text, ["P1", "D1"])
+        assert verdict.label == "grounded" and not verdict.conflicts, text
