@@ -225,9 +225,6 @@ def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     return read_outside_names()
 
 
-#: An abbreviation as written: capitals and digits, a capital first ("AIP", "HSP", "SCA3");
-#: in a mention, maybe before a hyphen ("HSP-like").
-_ABBREVIATION = re.compile(r"[A-Z][A-Z0-9]{1,5}(?![A-Za-z0-9])")
 #: Words too general to tell one sense of an abbreviation from another.
 _GENERAL_WORDS = frozenset(
     {"disease", "disorder", "syndrome", "deficiency", "familial", "hereditary", "congenital",
@@ -261,13 +258,17 @@ def abbreviation_senses() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     senses: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for disease in read_mondo_names().values():
         for name in disease.synonyms:
-            if _ABBREVIATION.fullmatch(name):
+            if len(name) <= _ABBREVIATION_CHARS and _ABBREVIATION.fullmatch(name):
                 senses.setdefault(name, []).append(
                     (disease.mondo_id, (disease.label, *disease.synonyms))
                 )
     for gene in read_hgnc_names():
         for name in (gene.symbol, *gene.alias_symbols):
-            if gene.ncbi_gene and _ABBREVIATION.fullmatch(name):
+            if (
+                gene.ncbi_gene
+                and len(name) <= _ABBREVIATION_CHARS
+                and _ABBREVIATION.fullmatch(name)
+            ):
                 senses.setdefault(name, []).append((f"NCBIGene:{gene.ncbi_gene}", (gene.name,)))
     return {name: tuple(found) for name, found in senses.items()}
 
@@ -1450,8 +1451,9 @@ _FORM_OF = re.compile(
 _DIGIT = re.compile(r"\d")
 #: How a lookup may match that does not make a run of words a name.
 _LOOSE_MATCHES = frozenset({"acronym", "fuzzy"})
-#: A short form written in capitals: "EDS", "CMT1A", "PD".
+#: A short form written in capitals: "EDS", "CMT1A", "PD" (at most ten characters).
 _ABBREVIATION = re.compile(r"[A-Z][A-Za-z0-9]{0,2}[A-Z][A-Za-z0-9-]{0,6}")
+_ABBREVIATION_CHARS = 10
 #: A subtype or a form without its disease's name: "type 2", "the severe congenital form".
 _ELIDED_FORM = re.compile(
     r"\b(?P<kind>types?|subtypes?)\s+(?P<code>\d{1,2}[A-Z]?|[IVX]{1,4}[A-Z]?)\b"

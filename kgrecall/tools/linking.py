@@ -109,8 +109,6 @@ GENE_QUALIFIED = re.compile(
     r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
-#: What "<gene>-related …" says when it names no kind of disease: "ADD3-related disorder".
-_DISEASE_NOUNS = frozenset({"disorder", "disease", "condition", "syndrome", "phenotype"})
 #: "KCNQ2 encephalopathy", "PRRT2 dyskinesia": a symbol with a digit right before a clinical
 #: name, the gene's disease (as "KCNQ2-related" would say).
 _GENE_BEFORE_NAME = re.compile(r"^(?P<gene>[A-Z][A-Z0-9]*\d[A-Z0-9]*)\s+(?P<rest>[a-z][a-z\s-]+)$")
@@ -654,24 +652,6 @@ class EntityIndex:
         allowed = self._allowed(node_types)
         if not genes or not wanted:
             return []
-        if wanted <= _DISEASE_NOUNS:
-            # "ADD3-related disorder": the gene's one disease, whatever its name
-            diseases = {
-                position
-                for edge in self.store.neighbors(genes[0].id, None, "both")
-                if (
-                    position := self._position.get(
-                        edge.tail if edge.head == genes[0].id else edge.head
-                    )
-                )
-                is not None
-                and self._types[position] == "disease"
-                and (allowed is None or allowed[position])
-            }
-            if len(diseases) != 1:
-                return []
-            (only,) = diseases
-            return self._entities([(only, self._display[only])], "gene_qualified", None)
         # a name that holds the symbol ("KCNQ2-related … encephalopathy") first, then the
         # fewest other words
         symbol = _word_set(match.group("gene"))

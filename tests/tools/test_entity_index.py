@@ -635,28 +635,3 @@ def test_an_abbreviation_of_a_disease_and_its_records_means_the_disease(hierarch
     # the nearest disease both records descend from, not the wider class that also spells PD;
     # without the hierarchy the letters alone choose no disease over the records named so
     assert first.id == ("D:PD" if hierarchy else "D:LATE")
-
-
-def test_a_gene_related_disorder_is_the_genes_one_disease() -> None:
-    store = NetworkXStore(KGSchema.biomedical())
-    store.add_nodes(
-        [
-            Node("G:ADD3", "gene", "ADD3"),
-            Node("D:CP3", "disease", "Cerebral palsy, spastic quadriplegic, 3"),
-            Node("G:TWO", "gene", "TWO1"),
-            Node("D:A", "disease", "Alpha syndrome"),
-            Node("D:B", "disease", "Beta syndrome"),
-        ]
-    )
-    store.add_edges(
-        [
-            Edge("G:ADD3", "associated_with", "D:CP3"),
-            Edge("G:TWO", "associated_with", "D:A"),
-            Edge("G:TWO", "associated_with", "D:B"),
-        ]
-    )
-    index = EntityIndex(store)
-    for written in ("ADD3-related disorder", "ADD3-associated diseases"):
-        assert [e.id for e in index.lookup(written)] == ["D:CP3"]
-    # a gene with two diseases: which one "the TWO1-related disorder" is, the words do not say
-    assert index.lookup("TWO1-related disorder") == []
