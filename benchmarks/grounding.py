@@ -96,7 +96,12 @@ clinic letter to a GP, a pyruvate and carbohydrate metabolism genetics laborator
 sterol and lipoprotein disorders quiz with answers, a chromosomal deletion and duplication
 email thread, a recessive cerebellar ataxias review with a table), written after every change
 of that stop by a fifteenth helper likewise, is held out like *test*: only scored, first score
-(with that stop's final code) in ``results/grounding_fresh5_first.json``.
+(with that stop's final code) in ``results/grounding_fresh5_first.json``. A sixteenth,
+``benchmarks/data/grounding_fresh6/`` (5 reports: a hereditary neuropathy clinic letter to a
+GP, leukodystrophy MDT minutes, a copper and iron metabolism handout with a table, an autism and
+intellectual disability genes journal club, an inherited bleeding and platelet disorders grant
+section), written during the next stop by a sixteenth helper likewise, is held out like
+*test*: scored once with that stop's final code (``results/grounding_fresh6_first.json``).
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -156,6 +161,7 @@ REPORT_SETS = {
     "fresh3": (HERE / "data" / "grounding_fresh3", "f*.md"),
     "fresh4": (HERE / "data" / "grounding_fresh4", "f*.md"),
     "fresh5": (HERE / "data" / "grounding_fresh5", "g*.md"),
+    "fresh6": (HERE / "data" / "grounding_fresh6", "h*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -845,7 +851,10 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "development set; the *fresh5* reports, by a fifteenth (hereditary dementias, pyruvate "
         "metabolism, sterol and lipoprotein disorders, deletion and duplication syndromes, "
         "recessive ataxias; first score: `results/grounding_fresh5_first.json`), written after "
-        "every change of that stop, are held out like *test*. "
+        "every change of that stop, are held out like *test*, and so are the *fresh6* reports, "
+        "by a sixteenth (hereditary neuropathies, leukodystrophies, copper and iron "
+        "metabolism, autism and intellectual disability genes, bleeding and platelet "
+        "disorders; first score: `results/grounding_fresh6_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
