@@ -662,6 +662,13 @@ class EntityExtractor:
                     entity_id = folded.get(key[:-1])  # "Kayser-Fleischer rings"
                 if entity_id is None and "-" in phrase and " " in key:
                     entity_id = folded.get(key.replace(" ", ""))  # "pre-excitation"
+                if entity_id is None and size == 1 and "/" in phrase:
+                    # "levodopa/carbidopa": two terms joined by a slash
+                    parts = self._slashed_terms(phrase, start)
+                    if parts:
+                        mentions.extend(parts)
+                        width = size
+                        break
                 if entity_id is None:
                     continue
                 if entity_id.startswith("MESH:") and _PROTEIN_HEAD.match(text, end):
@@ -684,6 +691,30 @@ class EntityExtractor:
                 width = size
                 break
             position += max(width, 1)
+        return mentions
+
+    def _slashed_terms(self, phrase: str, start: int) -> list[EntityMention]:
+        """The outside-vocabulary terms a slash joins into one word ("levodopa/carbidopa"),
+        each a mention of its own; none unless every part is one."""
+        folded, exact = outside_vocabulary()
+        mentions = []
+        offset = 0
+        for part in phrase.split("/"):
+            entity_id = exact.get(part) or folded.get(vocabulary_key(part))
+            if not part or entity_id is None:
+                return []
+            node_id = self._kg_node(entity_id)
+            mentions.append(
+                EntityMention(
+                    text=part,
+                    start=start + offset,
+                    end=start + offset + len(part),
+                    id=entity_id if node_id is None else node_id,
+                    kind="vocabulary" if node_id is None else "dictionary",
+                    in_kg=node_id is not None,
+                )
+            )
+            offset += len(part) + 1
         return mentions
 
     def _inherited_form(self, phrase: str) -> str | None:

@@ -633,3 +633,10 @@ def test_an_abbreviation_takes_the_sense_its_sentence_speaks_of(
     assert ids(extractor, "MKS1, a Meckel syndrome gene, was sequenced.")["MKS1"] == (
         "NCBIGene:54903"
     )
+
+
+def test_terms_joined_by_a_slash_are_each_a_mention(extractor: EntityExtractor) -> None:
+    found = extractor.extract("She was started on levodopa/carbidopa at night.")
+    assert [(m.text, m.in_kg) for m in found] == [("levodopa", False), ("carbidopa", False)]
+    # a slash inside a word that is no pair of terms names nothing new
+    assert [m.text for m in extractor.extract("Reviewed and/or signed off.")] == []
