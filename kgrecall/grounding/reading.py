@@ -282,10 +282,17 @@ def read_assertions(
         inside = range(first, stop)
         previous: tuple[list[int], list[int]] | None = None  # (subjects, objects)
         previous_modifier = False
-        for start, end, relations, inverse in _predicates(text, clause, spans, inside):
+        wordings = _predicates(text, clause, spans, inside)
+        for number, (start, end, relations, inverse) in enumerate(wordings):
             after = bisect_left(starts, end, first, stop)
             objects = _run(text, spans, range(after, stop), step=1)
+            if number + 1 < len(wordings):
+                # "X causes A and Y causes B": Y opens the next wording, no object of this one
+                objects = _before_next_subject(text, spans, objects, wordings[number + 1][0])
             subjects = _run(text, spans, range(after - 1, first - 1, -1), step=-1)
+            if previous and set(subjects) > set(previous[1]):
+                # … and the next wording's subjects stop at this one's objects
+                subjects = [index for index in subjects if index not in previous[1]]
             if not objects and relations & _MUTUAL and len(subjects) > 1:
                 # "A and B are not known to interact": the first with each of the others
                 subjects, objects = subjects[:1], subjects[1:]
@@ -616,6 +623,27 @@ def _predicates(
             found.append((*match.span(), frozenset() if loose else relations, inverse))
         taken.add_sorted(sorted(added))
     return sorted(found)
+
+
+#: What may stand between a clause's subject and its verb: adverbs and auxiliaries.
+_BEFORE_VERB = re.compile(
+    r"\s*(?:(?:also|often|typically|usually|mainly|mostly|may|might|can|could|is|are|was|"
+    r"were|has|have|had|been|\w+ly)\s+)*"
+)
+
+
+def _before_next_subject(
+    text: str, spans: Sequence[tuple[int, int]], objects: list[int], next_wording: int
+) -> list[int]:
+    """``objects`` up to (not including) one that the next wording follows right after, with
+    only adverbs or auxiliaries between: that mention is the next wording's subject ("X
+    causes A and Y causes B"); the first object always stays."""
+    for position, index in enumerate(objects[1:], start=1):
+        if spans[index][1] <= next_wording and _BEFORE_VERB.fullmatch(
+            text, spans[index][1], next_wording
+        ):
+            return objects[:position]
+    return objects
 
 
 def _run(text: str, spans: Sequence[tuple[int, int]], candidates: range, *, step: int) -> list[int]:

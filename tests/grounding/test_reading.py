@@ -76,6 +76,18 @@ def test_a_coordinated_verb_takes_the_subject_of_its_clause() -> None:
     assert ("LRP5", "DKK1", "interacts_with", False, False) in pairs
 
 
+def test_a_mention_right_before_the_next_verb_is_its_subject() -> None:
+    # "X causes A and Y causes B": Y is no object of the first verb, A no subject of the second
+    assert read("[LRRK2] causes [PARK8] and [SNCA] typically causes [PARK1].") == [
+        ("LRRK2", "PARK8", "associated_with", False, False),
+        ("SNCA", "PARK1", "associated_with", False, False),
+    ]
+    # a list of objects before a second verb of the same subject stays one list
+    assert ("TH", "DRD3", "interacts_with", False, False) in read(
+        "[TH] binds [DRD1] and [DRD3] and is expressed in the [striatum]."
+    )
+
+
 def test_unasserted_mentions_are_co_mentions_with_a_neighbour() -> None:
     assert read("[SNCA] [LRRK2].") == [("SNCA", "LRRK2", "", False, False)]
     assert read("Only [SNCA] here.") == []
