@@ -95,7 +95,7 @@ _CLAUSE_BREAK = re.compile(
 _INTERJECTION = re.compile(
     r",\s*(?:however|therefore|thus|though|indeed|moreover|furthermore|nevertheless|"
     r"in fact|of course|in turn)\s*$"
-    r"|\b(?:is|are|was|were)\s*,\s*[a-z]+(?:\s+[a-z]+){0,3}\s*$",
+    r"|\b(?:is|are|was|were)\s*,\s*(?-i:[a-z]+(?:\s+[a-z]+){0,3})\s*$",
     re.IGNORECASE,
 )
 #: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.
