@@ -455,6 +455,19 @@ class PathVerifier:
         if relations & opposite:
             relation = sorted(relations & opposite)[0]
             return [f"the KG says {_arrow(direct, relation)}, the claim the opposite"]
+        signatures = [self._signatures[r].pairs for r in claimed if r in self._signatures]
+        genes = [self._type(entity) in _GENE_LIKE for entity in (subject, obj)]
+        if (
+            signatures
+            and genes[0] != genes[1]
+            and not claimed & IDENTITY
+            and not self._joins(subject, obj, frozenset().union(*signatures))
+        ):
+            # a gene and a disease, which no claimed relation joins ("HCRT was found in
+            # people with narcolepsy" read as a feature): the wording is about another pair,
+            # or loose for "associated"; "X encodes Y" says outright that Y is a gene product,
+            # so of a disease it stays a conflict
+            return []
         return [
             f"the claim says {'/'.join(sorted(claimed))}, the KG relates {subject} and {obj} "
             f"only by {', '.join(sorted(relations))}"

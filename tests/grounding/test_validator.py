@@ -240,6 +240,26 @@ def test_predicates_are_read_outside_entity_names(demo: NetworkXStore) -> None:
     ]
 
 
+def test_a_wording_no_relation_of_a_gene_and_a_disease_fits_is_no_conflict(
+    demo: NetworkXStore,
+) -> None:
+    # "found in people with" reads as a feature, which no gene has of a disease: the KG's
+    # associated_with is what the sentence means, not something it contradicts
+    validator = KGGroundingValidator(demo)
+    (found,) = validator.validate(
+        "Very rarely, a change in the HCRT gene itself has been found in people with "
+        "narcolepsy type 1."
+    ).claims
+    assert found.claimed_relations == ["has_phenotype"]
+    assert found.label == "grounded" and not found.conflicts
+    # "encodes" says outright that the disease is a gene product: still a conflict
+    (encodes,) = validator.validate("SNCA encodes Parkinson disease 4.").claims
+    assert encodes.conflicts == [
+        "the claim says encodes, the KG relates NCBIGene:6622 and OMIM:605543 only by "
+        "associated_with"
+    ]
+
+
 def test_the_syndrome_refers_to_the_disease_the_sentence_before_named(
     demo: NetworkXStore,
 ) -> None:
