@@ -336,6 +336,9 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
     (r"\b(is(?:\s+not)?\s+an?\b(?!(?:\s+[\w-]+){1,2}\s+of\b)|"
      r"(?:sub)?types? of|kinds? of|forms? of|subclass(?:es)? of|special case of|"
      r"sub-?categor(?:y|ies) of|"
+     # "X is a (clinical) variant of Y", "one of the variants of Y": not a gene's variants
+     r"(?:\ban?|\bthe|one of the)\s+(?:(?:clinical|allelic|phenotypic|adult|juvenile|"
+     r"infantile|childhood|atypical|rare|milder|severe)\s+)?variants? of|"
      r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"
      # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)
      r"one of (?:the|its|their)(?=\s+X+\s*(?:[,.;:)]|$|\s+(?:and|or|but|so|because)\b))|"

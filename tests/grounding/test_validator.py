@@ -260,6 +260,22 @@ def test_a_wording_no_relation_of_a_gene_and_a_disease_fits_is_no_conflict(
     ]
 
 
+def test_a_clinical_variant_of_a_disease_is_a_kind_of_it(demo: NetworkXStore) -> None:
+    validator = KGGroundingValidator(demo)
+    (reversed_claim,) = validator.validate(
+        "GSD IV is one of the clinical variants of adult polyglucosan body neuropathy."
+    ).claims
+    assert reversed_claim.claimed_relations == ["subclass_of"]
+    assert reversed_claim.conflicts == [
+        "direction: the KG says OMIM:263570 subclass_of OMIM:232500, the claim the reverse"
+    ]
+    # a gene's variant is no kind of anything
+    (caused,) = validator.validate(
+        "Parkinson disease 4 is caused by a pathogenic variant of SNCA."
+    ).claims
+    assert caused.claimed_relations == ["associated_with"] and not caused.conflicts
+
+
 def test_the_syndrome_refers_to_the_disease_the_sentence_before_named(
     demo: NetworkXStore,
 ) -> None:
