@@ -342,7 +342,12 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"sit(?:s|ting)? (?:beneath|below|under(?:neath)?)|"
      # "X is (itself) one of the Ys": the name ends the phrase ("one of the HSP genes" does not)
      r"one of (?:the|its|their)(?=\s+X+\s*(?:[,.;:)]|$|\s+(?:and|or|but|so|because)\b))|"
-     r"classed (?:both )?as|classified (?:both )?(?:as|under)|child(?:ren)? (?:terms? )?of|"
+     r"classed (?:both )?(?:as|within)|classified (?:both )?(?:as|under|within)|"
+     r"child(?:ren)? (?:terms? )?of|(?:grouped|placed) within|"
+     # "X is regarded as an Y subtype"
+     r"(?:regarded|considered|seen|viewed|thought of|described|recogni[sz]ed|counted|"
+     r"treated|listed|coded) as an?(?=\s+X+[\s-]+(?:sub-?types?|forms?|variants?|"
+     r"subclass(?:es)?)\b)|"
      r"(?:filed|listed|grouped|placed|classed) under|(?:is|are|was|were) filed as|"
      r"falls? (?:under|into|within)|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),
