@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -404,6 +405,8 @@ class EntityExtractor:
             named = [part for mention in named for part in self._gene_and_name(mention)]
             named = self._forms_of(text, named, self.index)
             named = self._elided_forms(text, named, self.index, topic)
+            named = self._coordinated(text, named, self.index)
+            named = self._shortened_terms(text, named)
             named = _anaphora(text, named, self.index, topic, gene_topic)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
@@ -575,6 +578,120 @@ class EntityExtractor:
                 )
             )  # fmt: skip
             found.append(elided[-1])
+        return sorted(found, key=lambda m: m.start)
+
+    def _coordinated(
+        self, text: str, named: list[EntityMention], index: EntityIndex
+    ) -> list[EntityMention]:
+        """Items of a coordination that share a name's other words: "mitochondrial fission
+        and fusion" (mitochondrial fusion), "Parkinson disease 4 and 8", "SCA1, 2 and 3" —
+        the KG entity of the name's type that the name with its last word or its subtype code
+        replaced by the item is called word for word. An item that is a name itself is
+        taken already ("mitochondrial fission and autophagy": autophagy)."""
+        found = list(named)
+        taken = Spans()
+        taken.add_sorted([(m.start, m.end) for m in found])
+        for mention in named:
+            if not mention.in_kg or mention.kind != "dictionary":
+                continue
+            kind, name, end = index.type_of(mention.id), mention.text, mention.end
+            while (joiner := _COORDINATION.match(text, end)) is not None:
+                item = _ELLIPTIC_ITEM.match(text, joiner.end())
+                if item is None or taken.overlaps(item.start(), item.end()):
+                    break
+                code = _CODE_AT_END.search(name)
+                if _CODE.fullmatch(item.group(0)):
+                    if code is None:
+                        break
+                    name = name[: code.start()] + item.group(0)
+                elif " " in name and code is None:
+                    name = f"{name.rsplit(' ', 1)[0]} {item.group(0)}"
+                else:
+                    break
+                entity = next(
+                    (
+                        e
+                        for e in index.lookup(name)
+                        if e.type == kind
+                        and e.match == "name"
+                        and e.matched.casefold() == name.casefold()
+                    ),
+                    None,
+                )
+                if entity is None:
+                    break
+                found.append(
+                    EntityMention(
+                        text=item.group(0), start=item.start(), end=item.end(), id=entity.id,
+                        kind="dictionary", in_kg=True,
+                    )
+                )  # fmt: skip
+                end = item.end()
+        return sorted(found, key=lambda m: m.start)
+
+    @cached_property
+    def _term_endings(self) -> dict[str, tuple[str, tuple[frozenset[str], ...]] | None]:
+        """Each ending of two words or more of a GO term's name, short of the whole name →
+        (the term, the words each of its names leaves out); None for an ending two terms
+        share."""
+        endings: dict[str, tuple[str, tuple[frozenset[str], ...]] | None] = {}
+        if self.store is None or self.index is None:
+            return endings
+        for node in self.store.nodes():
+            if node.type != "go_term":
+                continue
+            for name in self.index.names(node.id):
+                words = name.casefold().split()
+                if "," in name or len(words) < 3:
+                    continue
+                for cut in range(1, len(words) - 1):
+                    if _POLARITY & set(words[:cut]):
+                        break  # "regulation of autophagy" is no positive regulation of it
+                    ending = " ".join(words[cut:])
+                    known = endings.get(ending, (node.id, ()))
+                    endings[ending] = (
+                        (node.id, (*known[1], frozenset(words[:cut])))
+                        if known is not None and known[0] == node.id
+                        else None
+                    )
+        return endings
+
+    def _shortened_terms(self, text: str, named: list[EntityMention]) -> list[EntityMention]:
+        """A GO term named by the end of its name when the sentence says the words left out
+        elsewhere: "synaptic vesicle exocytosis … vesicle targeting" (synaptic vesicle
+        targeting), "mitochondrial fusion … outer membrane fusion" (mitochondrial outer
+        membrane fusion). Only an ending no other term shares."""
+        endings = self._term_endings
+        if not endings:
+            return named
+        taken = Spans()
+        taken.add_sorted([(m.start, m.end) for m in named])
+        tokens = list(_TOKEN.finditer(text))
+        words = [t.group(0).casefold() for t in tokens]
+        counts = Counter(words)
+        found = list(named)
+        position = 0
+        while position < len(tokens):
+            for width in range(min(MAX_NAME_WORDS, len(tokens) - position), 1, -1):
+                run = tokens[position : position + width]
+                start, end = run[0].start(), run[-1].end()
+                if taken.overlaps(start, end) or not text[start:end].replace(" ", "").isalpha():
+                    continue
+                entry = endings.get(" ".join(words[position : position + width]))
+                if entry is None:
+                    continue
+                inside = Counter(words[position : position + width])
+                if not any(all(counts[w] > inside[w] for w in left) for left in entry[1]):
+                    continue  # a word left out is not said elsewhere
+                found.append(
+                    EntityMention(
+                        text=text[start:end], start=start, end=end, id=entry[0],
+                        kind="dictionary", in_kg=True,
+                    )
+                )  # fmt: skip
+                position += width - 1  # the scan goes on after it: no later run overlaps it
+                break
+            position += 1
         return sorted(found, key=lambda m: m.start)
 
     def _disease_glosses(
@@ -1485,6 +1602,15 @@ _LOOSE_MATCHES = frozenset({"acronym", "fuzzy"})
 #: A short form written in capitals: "EDS", "CMT1A", "PD" (at most ten characters).
 _ABBREVIATION = re.compile(r"[A-Z][A-Za-z0-9]{0,2}[A-Z][A-Za-z0-9-]{0,6}")
 _ABBREVIATION_CHARS = 10
+#: Words that turn a GO term into its opposite: never left out of a shortened name.
+_POLARITY = frozenset({"positive", "negative"})
+#: Between two items of a coordination: ", ", " and ", ", or ", "/".
+_COORDINATION = re.compile(r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+|/)")
+#: What a coordination ellipsis leaves of a name: one word or a subtype code ("8", "1B").
+_ELLIPTIC_ITEM = re.compile(r"(?:[A-Za-z][A-Za-z-]*[a-z]|\d{1,2}[A-Z]?|[IVX]{1,4}[A-Z]?)\b(?!-)")
+_CODE = re.compile(r"\d{1,2}[A-Z]?|[IVX]{1,4}[A-Z]?")
+#: A name's subtype code at its end: "Parkinson disease 4", "SCA1", "CMT1A".
+_CODE_AT_END = re.compile(r"(?<=[A-Za-z ])(?:\d{1,2}[A-Z]?|(?<= )[IVX]{1,4}[A-Z]?)$")
 #: A subtype or a form without its disease's name: "type 2", "the severe congenital form".
 _ELIDED_FORM = re.compile(
     r"\b(?P<kind>types?|subtypes?)\s+(?P<code>\d{1,2}[A-Z]?|[IVX]{1,4}[A-Z]?)\b"

@@ -109,6 +109,30 @@ def test_a_form_of_a_name_is_two_mentions(extractor: EntityExtractor) -> None:
     assert found == {"Writer's cramp": "HP:0002356", "focal dystonia": "HP:0004373"}
 
 
+def test_items_of_a_coordination_share_the_name_before_them(
+    extractor: EntityExtractor,
+) -> None:
+    fission = "PINK1 regulates mitochondrial fission and fusion."
+    assert ids(extractor, fission)["fusion"] == "GO:0008053"  # mitochondrial fusion
+    numbered = ids(extractor, "Patients with Parkinson disease 4 and 8 were compared.")
+    assert numbered == {"Parkinson disease 4": "OMIM:605543", "8": "OMIM:607060"}
+    assert ids(extractor, "SCA1, 2 and 3 present with ataxia.")["2"] == "OMIM:183090"
+    # an item that is a name itself stays that name, not "mitochondrial autophagy"
+    alone = ids(extractor, "PINK1 regulates mitochondrial fission and autophagy.")
+    assert alone["autophagy"] == "GO:0006914"
+
+
+def test_a_go_term_shortened_by_words_the_sentence_says_elsewhere(
+    extractor: EntityExtractor,
+) -> None:
+    said = "Synaptic vesicle exocytosis is a sub-step of vesicle targeting."
+    assert ids(extractor, said)["vesicle targeting"] == "GO:0016080"
+    fusion = "Mitochondrial fusion is a component of outer membrane fusion."
+    assert ids(extractor, fusion)["outer membrane fusion"] == "GO:1990626"
+    # the left-out word must be in the sentence
+    assert "vesicle targeting" not in ids(extractor, "Vesicle targeting needs Rab3a.")
+
+
 def test_a_list_is_not_read_as_one_name_without_its_comma(extractor: EntityExtractor) -> None:
     # "myoclonus, dystonia" is two phenotypes, not Myoclonus-dystonia syndrome, and
     # "dystonia, tremor" is not the synonym "Dystonia tremor"

@@ -269,6 +269,13 @@ def test_a_clinical_variant_of_a_disease_is_a_kind_of_it(demo: NetworkXStore) ->
     assert reversed_claim.conflicts == [
         "direction: the KG says OMIM:263570 subclass_of OMIM:232500, the claim the reverse"
     ]
+    for text in (
+        "GSD IV is regarded as an adult polyglucosan body neuropathy subtype.",
+        "GSD IV is best classified within adult polyglucosan body neuropathy.",
+    ):
+        (verdict,) = validator.validate(text).claims
+        assert verdict.claimed_relations == ["subclass_of"], text
+        assert verdict.conflicts and verdict.conflicts[0].startswith("direction:"), text
     # a gene's variant is no kind of anything
     (caused,) = validator.validate(
         "Parkinson disease 4 is caused by a pathogenic variant of SNCA."
