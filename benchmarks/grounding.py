@@ -102,7 +102,13 @@ GP, leukodystrophy MDT minutes, a copper and iron metabolism handout with a tabl
 intellectual disability genes journal club, an inherited bleeding and platelet disorders grant
 section), written during the stop after fresh5's by a sixteenth helper likewise, is held out
 like *test*: scored with that stop's code (``results/grounding_fresh6_first.json``; one change
-that lowered it was dropped after that score, so it is no longer untouched).
+that lowered it was dropped after that score, so it is no longer untouched). A seventeenth,
+``benchmarks/data/grounding_fresh7/`` (5 reports, 177 lines: a porphyria clinic letter to a GP,
+imprinting disorders MDT minutes, a neurocutaneous syndromes handout with a table,
+laminopathy and progeroid syndromes journal-club notes, an inherited thrombophilia and
+thrombotic microangiopathy grant section), written during the stop after fresh6's by a
+seventeenth helper likewise, is held out like *test*: only scored
+(``results/grounding_fresh7_first.json``).
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -163,6 +169,7 @@ REPORT_SETS = {
     "fresh4": (HERE / "data" / "grounding_fresh4", "f*.md"),
     "fresh5": (HERE / "data" / "grounding_fresh5", "g*.md"),
     "fresh6": (HERE / "data" / "grounding_fresh6", "h*.md"),
+    "fresh7": (HERE / "data" / "grounding_fresh7", "h*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -855,7 +862,10 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "every change of that stop, are held out like *test*, and so are the *fresh6* reports, "
         "by a sixteenth (hereditary neuropathies, leukodystrophies, copper and iron "
         "metabolism, autism and intellectual disability genes, bleeding and platelet "
-        "disorders; first score: `results/grounding_fresh6_first.json`). "
+        "disorders; first score: `results/grounding_fresh6_first.json`), and the *fresh7* "
+        "reports, by a seventeenth (porphyrias, imprinting disorders, neurocutaneous syndromes, "
+        "laminopathies, inherited thrombophilia; first score: "
+        "`results/grounding_fresh7_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
