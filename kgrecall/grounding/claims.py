@@ -2,7 +2,8 @@
 
 A report is split into units — paragraphs, bullet items, table rows (header and separator
 rows skipped), lines that open on a field's label ("**Admitted:** 03/02/2025", "Diagnosis: …",
-one field per line as a letter's header block writes them), never headings or code blocks —
+one field per line as a letter's header block writes them), short lines of an address or
+signature block ("Harbour Lane Surgery"), never headings or code blocks —
 and each unit into sentences. A sentence ends at
 ``.``, ``!`` or ``?`` followed by whitespace and an upper-case or Greek letter, digit, quote,
 bracket or emphasis mark, unless the word before the full stop is a known abbreviation ("e.g.",
@@ -76,6 +77,16 @@ _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,3}[.)])\s+")
 _FIELD = re.compile(
     r"^\s*(?:(?:\*\*|__)[^*_\n]{1,40}?(?::(?:\*\*|__)|(?:\*\*|__):)|[A-Z][\w ()/-]{0,30}?:)\s"
 )
+#: The longest line of an address or signature block (see :func:`_block_line`).
+_BLOCK_LINE_CHARS = 50
+#: A line's end that goes on into the next line.
+_RUNS_ON = re.compile(
+    r"(?:[,;:(\[/&+=–—-]|\b(?:and|or|of|the|a|an|with|to|in|for|by|on|at|from|as|is|are|"
+    r"was|were|that|which|than|not|nor|but)) *$",
+    re.IGNORECASE,
+)
+#: A line that opens an item of its own: a capital, a digit or an emphasis mark first.
+_OPENS_ITEM = re.compile(r"\s*(?:[*_]{1,2})?[A-Z0-9]")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SEPARATOR_CELL = re.compile(r":?-{2,}:?")
@@ -147,6 +158,7 @@ def report_units(report: str) -> list[tuple[int, int]]:
     in_fence = False
     rows_in_table = 0  # table rows seen since the table started (separator excluded)
     offset = 0
+    previous = ""  # the paragraph's last line so far
     for line in report.splitlines(keepends=True):
         check_deadline()
         line_start, stripped = offset, line.rstrip("\r\n")
@@ -176,11 +188,25 @@ def report_units(report: str) -> list[tuple[int, int]]:
             paragraph = _flush(units, paragraph)
             paragraph = (line_start + bullet.end(), text_end)
             continue
-        if _FIELD.match(stripped):
+        if _FIELD.match(stripped) or (paragraph is not None and _block_line(previous, stripped)):
             paragraph = _flush(units, paragraph)
         paragraph = (line_start, text_end) if paragraph is None else (paragraph[0], text_end)
+        previous = stripped
     _flush(units, paragraph)
     return units
+
+
+def _block_line(line: str, following: str) -> bool:
+    """Whether ``line`` is a line of an address or signature block, its own unit though
+    markdown would join it to the next: short, not running on (no comma, joining word or
+    hyphen at its end), and the next line opens a new item ("Dr A. Okafor" / "Harbour Lane
+    Surgery"; "Dr B. Smith" / "Consultant Clinical Geneticist")."""
+    text = line.strip()
+    return (
+        len(text) <= _BLOCK_LINE_CHARS
+        and _RUNS_ON.search(text) is None
+        and _OPENS_ITEM.match(following) is not None
+    )
 
 
 def _is_table_separator(line: str) -> bool:

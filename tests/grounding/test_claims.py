@@ -101,6 +101,26 @@ def test_a_header_block_has_one_claim_per_field() -> None:
     ]
 
 
+def test_an_address_or_signature_block_has_one_claim_per_line() -> None:
+    report = (
+        "Dr A. Okafor\nHarbour Lane Surgery\nSalford M5 4PQ\n\n"
+        "Yours sincerely,\n\nDr B. Smith\nConsultant Clinical Geneticist\n\n"
+        "SNCA duplications cause an early-onset form of Parkinson disease\n"
+        "with dementia, and LRRK2 variants a late-onset form.\n"
+    )
+    assert texts(report) == [
+        "Dr A. Okafor",
+        "Harbour Lane Surgery",
+        "Salford M5 4PQ",
+        "Yours sincerely,",
+        "Dr B. Smith",
+        "Consultant Clinical Geneticist",
+        # a long line, or one that runs on, wraps a sentence
+        "SNCA duplications cause an early-onset form of Parkinson disease with dementia, and "
+        "LRRK2 variants a late-onset form.",
+    ]
+
+
 def test_spans_point_back_into_the_report() -> None:
     report = "Intro line.\n\n- SNCA causes  Parkinson disease.\n| A | B |\n|---|---|\n| x y | z |\n"
     for claim in extract_claims(report):
