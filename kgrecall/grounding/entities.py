@@ -1711,6 +1711,10 @@ _OTHER_SENSES: tuple[
             r"^\s*(?:astrocytes?|cells?|neurons?|fib(?:re|er)s?|glia)\b",
             _CLINICAL_TYPES,
         ),
+        # a marker of cells: "FAP-positive fibroblasts", "CMT-negative cells" (no disease
+        # or feature marks a cell; a gene's product does: "CD4-positive" stays the gene)
+        (None, None, r"^-?(?:positive|negative|expressing|high|low)\b|^\+\s", _CLINICAL_TYPES),
+        (r"(?i).+-(?:positive|negative|expressing)", None, None, _CLINICAL_TYPES),
         # growing axons: "axon fasciculation"
         (r"(?i)fasciculations?", r"\b(?:axons?|axonal|neurites?)\s+$", None, _CLINICAL_TYPES),
         # a laboratory test's result: "The DAT was positive for IgG"

@@ -441,6 +441,7 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("The cervical cord was compressed at C5, below a C4 fusion.", "C5"),
         ("Extra fundus photographs were generated using a GAN.", "GAN"),  # a method
         ("Poor adherence to CPAP limited the benefit.", "CPAP"),  # a treatment kept to
+        ("FAP-positive fibroblasts lined the tumour margin.", "FAP-positive"),  # a cell marker
         (
             "Only females transmitted it, as in mitochondrial inheritance.",
             "mitochondrial inheritance",
@@ -458,6 +459,10 @@ def test_the_same_names_in_their_own_sense_are_mentions(extractor: EntityExtract
     assert "hypokinesia" in {k.lower() for k in ids(extractor, "Hypokinesia and rigidity.")}
     assert "tau" in ids(extractor, "Aggregated tau was found in neurons.")
     assert ids(extractor, "Serum C3 was low at the second visit.")["C3"] == "uniprot:P01024"
+    # a gene's product marks cells: "SNCA-positive" stays the gene
+    assert (
+        ids(extractor, "SNCA-positive inclusions were counted.")["SNCA-positive"] == "NCBIGene:6622"
+    )
     # a subtype's name without its "disease"
     assert ids(extractor, "Parkinsonism develops in Gaucher type 1.")["Gaucher type 1"] == (
         "ORPHA:77259"
