@@ -1704,6 +1704,13 @@ _OTHER_SENSES: tuple[
             r"inferolateral|anterolateral|basal)\b",
             _CLINICAL_TYPES,
         ),
+        # an organ's motility: "biliary dyskinesia", "oesophageal dyskinesia"
+        (
+            r"(?i)dyskinesias?",
+            r"\b(?:biliary|gallbladder|oesophageal|esophageal|gastric|sphincter|ciliary)\s+$",
+            None,
+            _CLINICAL_TYPES,
+        ),
         # a kind of cell: "Alzheimer type II astrocytes", "type 2 fibres"
         (
             r"(?i).*\btype\s+\S+",

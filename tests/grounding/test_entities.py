@@ -442,6 +442,7 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("Extra fundus photographs were generated using a GAN.", "GAN"),  # a method
         ("Poor adherence to CPAP limited the benefit.", "CPAP"),  # a treatment kept to
         ("FAP-positive fibroblasts lined the tumour margin.", "FAP-positive"),  # a cell marker
+        ("Cholecystectomy was offered for biliary dyskinesia.", "dyskinesia"),  # motility
         (
             "Only females transmitted it, as in mitochondrial inheritance.",
             "mitochondrial inheritance",
