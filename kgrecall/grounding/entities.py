@@ -407,6 +407,7 @@ class EntityExtractor:
             named = self._elided_forms(text, named, self.index, topic)
             named = self._coordinated(text, named, self.index)
             named = self._shortened_terms(text, named)
+            named = self._predicative_findings(text, named, self.index)
             named = _anaphora(text, named, self.index, topic, gene_topic)
             # a KG name inside a longer outside name of a disease is part of that disease
             # ("dyskinesia" in "primary ciliary dyskinesia", which the KG lacks); a longer
@@ -627,6 +628,42 @@ class EntityExtractor:
                     )
                 )  # fmt: skip
                 end = item.end()
+        return sorted(found, key=lambda m: m.start)
+
+    def _predicative_findings(
+        self, text: str, named: list[EntityMention], index: EntityIndex
+    ) -> list[EntityMention]:
+        """A clinical feature said of its subject after a copula, as examination notes write
+        it: "Ankle reflexes were absent" (Absent ankle reflexes), "deep tendon reflexes were
+        reduced", "plantar responses were extensor" — the KG phenotype named by the state
+        before the subject's last words, word for word or by its written variants."""
+        taken = Spans()
+        taken.add_sorted([(m.start, m.end) for m in named])
+        found = list(named)
+        for match in _PREDICATIVE.finditer(text):
+            words = list(_TOKEN.finditer(match["subject"]))
+            offset = match.start("subject")
+            for first in range(len(words)):
+                start = offset + words[first].start()
+                if taken.overlaps(start, match.end()):
+                    continue
+                phrase = f"{match['state']} {text[start : match.end('subject')]}"
+                entity = next(
+                    (
+                        e
+                        for e in index.lookup(phrase)
+                        if e.type == "phenotype" and e.match in ("name", "normalized")
+                    ),
+                    None,
+                )
+                if entity is not None:
+                    found.append(
+                        EntityMention(
+                            text=text[start : match.end()], start=start, end=match.end(),
+                            id=entity.id, kind="dictionary", in_kg=True,
+                        )
+                    )  # fmt: skip
+                    break
         return sorted(found, key=lambda m: m.start)
 
     @cached_property
@@ -1602,6 +1639,14 @@ _LOOSE_MATCHES = frozenset({"acronym", "fuzzy"})
 #: A short form written in capitals: "EDS", "CMT1A", "PD" (at most ten characters).
 _ABBREVIATION = re.compile(r"[A-Z][A-Za-z0-9]{0,2}[A-Z][A-Za-z0-9-]{0,6}")
 _ABBREVIATION_CHARS = 10
+#: A finding said after a copula: "ankle reflexes were absent", "tone was increased".
+_PREDICATIVE = re.compile(
+    r"(?P<subject>(?<![\w-])(?:[A-Za-z-]+\s+){0,3}[A-Za-z-]+)\s+(?:was|were|is|are)\s+"
+    r"(?:(?:also|all|both|markedly|mildly|slightly|very|clearly|symmetrically|bilaterally)\s+)?"
+    r"(?P<state>reduced|decreased|diminished|depressed|absent|brisk|increased|exaggerated|"
+    r"extensor|impaired|lost)\b",
+    re.IGNORECASE,
+)
 #: Words that turn a GO term into its opposite: never left out of a shortened name.
 _POLARITY = frozenset({"positive", "negative"})
 #: Between two items of a coordination: ", ", " and ", ", or ", "/".

@@ -133,6 +133,18 @@ def test_a_go_term_shortened_by_words_the_sentence_says_elsewhere(
     assert "vesicle targeting" not in ids(extractor, "Vesicle targeting needs Rab3a.")
 
 
+def test_a_finding_said_after_a_copula(extractor: EntityExtractor) -> None:
+    said = ids(extractor, "Ankle reflexes were absent and vibration sense was lost.")
+    assert said["Ankle reflexes were absent"] == "HP:0003438"
+    assert ids(extractor, "Deep tendon reflexes were reduced.") == {
+        "Deep tendon reflexes were reduced": "HP:0001315"
+    }
+    assert ids(extractor, "His plantar responses were extensor.") == {
+        "plantar responses were extensor": "HP:0003487"  # Babinski sign
+    }
+    assert ids(extractor, "SNCA levels were increased.") == {"SNCA": "NCBIGene:6622"}
+
+
 def test_a_list_is_not_read_as_one_name_without_its_comma(extractor: EntityExtractor) -> None:
     # "myoclonus, dystonia" is two phenotypes, not Myoclonus-dystonia syndrome, and
     # "dystonia, tremor" is not the synonym "Dystonia tremor"
