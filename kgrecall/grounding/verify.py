@@ -80,6 +80,9 @@ DIRECTED = frozenset(name for name, relation in RELATIONS.items() if relation.di
 #: Node types a claim names alike (a gene and the protein it encodes).
 _GENE_LIKE = frozenset({"gene", "protein"})
 #: Relations whose two ends a claim names alike (a gene and the protein it encodes).
+#: Relations whose wordings ("found in", "seen in", "presents with") also say, loosely, that
+#: two things go together.
+_LOOSE = frozenset({"has_phenotype"})
 IDENTITY = frozenset(name for name, relation in RELATIONS.items() if relation.same_name)
 
 
@@ -455,18 +458,18 @@ class PathVerifier:
         if relations & opposite:
             relation = sorted(relations & opposite)[0]
             return [f"the KG says {_arrow(direct, relation)}, the claim the opposite"]
-        signatures = [self._signatures[r].pairs for r in claimed if r in self._signatures]
         genes = [self._type(entity) in _GENE_LIKE for entity in (subject, obj)]
+        feature = self._signatures.get("has_phenotype")
         if (
-            signatures
+            feature is not None
+            and claimed <= _LOOSE
             and genes[0] != genes[1]
-            and not claimed & IDENTITY
-            and not self._joins(subject, obj, frozenset().union(*signatures))
+            and not self._joins(subject, obj, feature.pairs)
         ):
-            # a gene and a disease, which no claimed relation joins ("HCRT was found in
-            # people with narcolepsy" read as a feature): the wording is about another pair,
-            # or loose for "associated"; "X encodes Y" says outright that Y is a gene product,
-            # so of a disease it stays a conflict
+            # a feature's wording between a gene and a disease, which no feature joins ("HCRT
+            # was found in people with narcolepsy"): loose for "associated", or about another
+            # pair of the claim — not a claim that the gene is a feature ("X encodes Y",
+            # "X is a subtype of Y" say outright what they say, and stay conflicts)
             return []
         return [
             f"the claim says {'/'.join(sorted(claimed))}, the KG relates {subject} and {obj} "
