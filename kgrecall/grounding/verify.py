@@ -80,10 +80,10 @@ DIRECTED = frozenset(name for name, relation in RELATIONS.items() if relation.di
 #: Node types a claim names alike (a gene and the protein it encodes).
 _GENE_LIKE = frozenset({"gene", "protein"})
 #: Relations whose two ends a claim names alike (a gene and the protein it encodes).
+IDENTITY = frozenset(name for name, relation in RELATIONS.items() if relation.same_name)
 #: Relations whose wordings ("found in", "seen in", "presents with") also say, loosely, that
 #: two things go together.
 _LOOSE = frozenset({"has_phenotype"})
-IDENTITY = frozenset(name for name, relation in RELATIONS.items() if relation.same_name)
 
 
 @dataclass(frozen=True, slots=True)
