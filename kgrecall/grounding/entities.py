@@ -243,12 +243,33 @@ def _stems(text: str) -> frozenset[str]:
     """The first six letters of each word of five or more letters, general words and
     everyday English left out: enough to match "pancreas" with "pancreatitis" and
     "fibroblasts" with "fibroblast", not "binding" with a gene's "binding protein"."""
+    return frozenset(_stem_list(text))
+
+
+def _stem_list(text: str) -> list[str]:
+    """:func:`_stems` with repeats, in order."""
     everyday = common_words()
-    return frozenset(
+    return [
         word[:6]
         for word in (w.casefold() for w in _WORD.findall(text))
         if word not in _GENERAL_WORDS and word not in everyday
-    )
+    ]
+
+
+class _TextStems:
+    """A text's :func:`_stems`, counted once, so that the stems around each of its mentions
+    cost no pass over the whole text (a report with many abbreviations stays linear)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._counts: Counter[str] | None = None
+
+    def around(self, mention: EntityMention, stems: frozenset[str]) -> int:
+        """How many of ``stems`` the text says outside ``mention``."""
+        if self._counts is None:
+            self._counts = Counter(_stem_list(self.text))
+        own = Counter(_stem_list(self.text[mention.start : mention.end]))
+        return sum(1 for stem in stems if self._counts[stem] > own[stem])
 
 
 @lru_cache(maxsize=1)
@@ -428,14 +449,15 @@ class EntityExtractor:
         found.sort(key=lambda mention: mention.start)
         if self.index is not None:
             found = self._disease_glosses(text, found, self.index)
+        stems = _TextStems(text)
         return [
-            self._abbreviation_sense(text, m)
+            self._abbreviation_sense(stems, m)
             for m in found
             if not _COMPARED.search(text, max(0, m.start - 40), m.start)
             and not (m.kind == "dictionary" and _other_sense(text, m, self.index))
         ]
 
-    def _abbreviation_sense(self, text: str, mention: EntityMention) -> EntityMention:
+    def _abbreviation_sense(self, stems: _TextStems, mention: EntityMention) -> EntityMention:
         """The mention, or — for an abbreviation the KG reads as one of its entities — the
         disease or gene outside the KG it abbreviates here: the one whose names share more
         words with the text than the names of the KG entity and its neighbours do ("HSP …
@@ -453,14 +475,13 @@ class EntityExtractor:
         senses = abbreviation_senses().get(short.group(0), ())
         if not senses:
             return mention
-        context = _stems(text[: mention.start] + " " + text[mention.end :])
-        shared = len(context & self._kg_sense_stems(mention.id, self.index))
+        shared = stems.around(mention, self._kg_sense_stems(mention.id, self.index))
         # a gene's symbol also abbreviates the disease named after it ("MKS1: the classic
         # Meckel-Gruber gene"): for a gene, only other genes compete
         gene = self.index.type_of(mention.id) in _GENE_TYPES
         best = max(
             (
-                (len(context & _stems(" ".join(names))), sense_id)
+                (stems.around(mention, _stems(" ".join(names))), sense_id)
                 for sense_id, names in senses
                 if self._kg_node(sense_id) is None and not (gene and sense_id.startswith("MONDO:"))
             ),
