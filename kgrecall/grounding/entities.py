@@ -44,7 +44,7 @@ from kgrecall.kg.loaders.names import (
     vocabulary_key,
 )
 from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
-from kgrecall.tools.names import FILLERS, common_words
+from kgrecall.tools.names import FILLERS, abbreviates, common_words
 
 MentionKind = Literal[
     "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
@@ -1342,14 +1342,27 @@ class EntityExtractor:
     def _comma_name(self, phrase: str, entity_id: str) -> bool:
         """Whether ``phrase``, which holds a comma, is one of the entity's names written with
         commas ("Cockayne syndrome, type B"), up to case, spacing and where the commas are
-        ("Hypotonia, ataxia, and delayed development syndrome")."""
+        ("Hypotonia, ataxia, and delayed development syndrome"), or with its head abbreviated
+        ("EDS, kyphoscoliotic type 2": "Ehlers-Danlos syndrome, kyphoscoliotic type, 2")."""
         if self.store is None:
             return True
         node = self.store.get_node(entity_id)
         wanted = _without_commas(phrase)
-        return any(
-            "," in name and _without_commas(name) == wanted for name in (node.name, *node.synonyms)
-        )
+        short, _, rest = phrase.partition(",")
+        short = short.strip()
+        for name in (node.name, *node.synonyms):
+            if "," not in name:
+                continue
+            if _without_commas(name) == wanted:
+                return True
+            head, _, tail = name.partition(",")
+            if (
+                short.isupper()
+                and abbreviates(short, head)
+                and _without_commas(tail) == _without_commas(rest)
+            ):
+                return True
+        return False
 
     @staticmethod
     def _definitions(
@@ -1639,11 +1652,14 @@ def _in_context(
     return best
 
 
-#: What a name is compared with is not what the sentence is about: "the C9orf72 phenocopy
-#: of HD presents with chorea" says nothing about HD.
+#: What a name is compared with or mistaken for is not what the sentence is about: "the
+#: C9orf72 phenocopy of HD presents with chorea" says nothing about HD.
 _COMPARED = re.compile(
     r"\b(?:phenocop(?:y|ies)|mimic(?:s|ker|kers)?|look-?alikes?)\s+of\s+(?:the\s+)?$|"
-    r"\b(?:mimicking|resembling)\s+(?:the\s+)?$",
+    r"\b(?:mimicking|resembling)\s+(?:the\s+)?$|"
+    # what it is mistaken for: "can lead to a mistaken diagnosis of neuropathy"
+    r"\b(?:mistaken\s+diagnos[ie]s\s+of|misdiagnos(?:is|es)\s+of|misdiagnosed\s+as|"
+    r"mistaken\s+for|confused\s+with|misclassified\s+as)\s+(?:the\s+|an?\s+)?$",
     re.IGNORECASE,
 )
 
@@ -1847,6 +1863,17 @@ _OTHER_SENSES: tuple[
             None,
             _GENE_TYPES | _CLINICAL_TYPES,
         ),
+        # the organelle, not the proteins with the alias ER (EREG, ESR1): "ER membrane", "ER
+        # stress", "retained in the ER"
+        (
+            r"ER",
+            None,
+            r"^[\s-]*(?:membranes?|stress|lumen|lumenal|luminal|retention|exit|export|import|"
+            r"to[\s-]+Golgi|chaperones?|resident|calcium|Ca2\+|homeostasis|morphology|tubules?|"
+            r"sheets?|contacts?|[-–](?:mitochondri|plasma|Golgi)\w*)\b",
+            _GENE_TYPES,
+        ),
+        (r"ER", r"\b(?:in|from|to|into|within|across|of|leav\w+)\s+the\s+$", None, _GENE_TYPES),
         # a membrane anchor: "a GPI anchor"; a cross of mice: "F2 intercross mice"
         (r"[A-Z]{2,5}", None, r"^[\s-]*anchor(?:s|ed)?\b", _GENE_TYPES),
         (r"[FN]\d", None, r"^\s*(?:intercross|backcross|generation|hybrids?|progeny)\b", _KG_TYPES),

@@ -596,10 +596,11 @@ class EntityIndex:
         if len(words) < 2:
             return []
         for index, word in enumerate(words):
-            if not (word.isalpha() and word.isupper() and 2 <= len(word) <= 6):
+            short = word.rstrip(",")  # "EDS, kyphoscoliotic type 2": the comma stays
+            if not (short.isalpha() and short.isupper() and 2 <= len(short) <= 6):
                 continue
-            for name in self._long_forms(word):
-                form = " ".join([*words[:index], name, *words[index + 1 :]])
+            for name in self._long_forms(short):
+                form = " ".join([*words[:index], name + word[len(short) :], *words[index + 1 :]])
                 found = self._as_acronym(form, node_types, _EXPANDED_TIERS)
                 if found:
                     return found
@@ -619,6 +620,8 @@ class EntityIndex:
         letters = match.group("letters")
         for family in self._entities(self._tiers["acronym"].get(letters, []), "acronym", None):
             for name in self._names[self._position[family.id]]:
+                if acronym(name) != letters:
+                    continue  # another name of the family: "Adie pupil" is no "AP" + "4" form
                 for form in (f"{name} {number}", f"{name} type {number}"):
                     for entity in self._tiered(form, node_types):
                         if entity.match not in _NUMBERED_TIERS:

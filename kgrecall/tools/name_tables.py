@@ -44,7 +44,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/24"
+FORMAT = "kgrecall-name-tables/25"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -57,6 +57,14 @@ _TRIVIAL_NAME = re.compile(
 )
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
+#: Words that name a kind of protein, not one: "transmembrane protein", "zinc finger protein".
+_GENERIC_PROTEIN_WORDS = frozenset(
+    {"protein", "proteins", "transmembrane", "domain", "domains", "containing", "family",
+     "member", "subunit", "receptor", "factor", "like", "type", "coiled", "coil", "zinc",
+     "finger", "open", "reading", "frame", "chromosome", "uncharacterized", "putative",
+     "homolog", "kinase", "ligand", "molecule", "polypeptide", "chain", "gene", "isoform",
+     "binding", "repeat", "motif", "associated", "related", "interacting", "with", "and", "of"}
+)  # fmt: skip
 #: An acronym written like a filler word ("AT" in "AT Mutated Protein", "TO", "IN").
 _ACRONYM_FILLER = re.compile(
     r"\b(?:" + "|".join(sorted(word.upper() for word in FILLERS if len(word) > 1)) + r")\b"
@@ -422,9 +430,15 @@ def _add_name(
     # filler ("AT Mutated Protein" without "AT") would be any "protein mutated"
     if " " in bag and (name.isupper() or not _ACRONYM_FILLER.search(name)):
         entries["word_order"][bag].append(entry)
-    if node.type in _SYMBOL_TYPES and _FAMILY_MEMBER_ONE.search(name):
-        # "sortilin 1", "frataxin 1": people drop the "1" of a family's first member
-        entries["word_order"][word_bag(_FAMILY_MEMBER_ONE.sub("", name))].append(entry)
+    family = _FAMILY_MEMBER_ONE.sub("", name)
+    if (
+        node.type in _SYMBOL_TYPES
+        and family != name
+        and not set(fold(family).split()) <= _GENERIC_PROTEIN_WORDS
+    ):
+        # "sortilin 1", "alanyl-tRNA synthetase 1": people drop the "1" of a family's first
+        # member; not of a name of generic words ("transmembrane protein 1": any TMEM)
+        entries["word_order"][word_bag(family)].append(entry)
     subtype = _RECEPTOR_SUBTYPE.match(folded) if node.type in _SYMBOL_TYPES else None
     if subtype:  # "the D2 receptor"
         entries["word_order"][word_bag(f"{subtype['before'] or subtype['after']} receptor")].append(

@@ -455,6 +455,8 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
         ("Poor adherence to CPAP limited the benefit.", "CPAP"),  # a treatment kept to
         ("FAP-positive fibroblasts lined the tumour margin.", "FAP-positive"),  # a cell marker
         ("Cholecystectomy was offered for biliary dyskinesia.", "dyskinesia"),  # motility
+        ("CLN8 sits in the ER membrane.", "ER"),  # the organelle, not EREG or ESR1
+        ("Mutant CLN8 is retained in the ER and degraded.", "ER"),
         (
             "Only females transmitted it, as in mitochondrial inheritance.",
             "mitochondrial inheritance",
@@ -467,11 +469,27 @@ def test_a_kg_name_in_another_sense_is_no_mention(
     assert word.casefold() not in {text.casefold() for text in ids(extractor, sentence)}
 
 
+def test_a_comma_name_with_its_head_abbreviated(extractor: EntityExtractor) -> None:
+    # the KG's "Ehlers-Danlos syndrome, kyphoscoliotic type, 2", not type 1's "EDS,
+    # kyphoscoliotic type"
+    found = ids(extractor, "FKBP14 causes EDS, kyphoscoliotic type 2.")
+    assert found["EDS, kyphoscoliotic type 2"] == "OMIM:614557"
+
+
+def test_what_a_disease_is_mistaken_for_is_no_mention(extractor: EntityExtractor) -> None:
+    # "mistaken for" compares, as "mimics" does: the sentence says nothing about neuropathy
+    for wording in ("can lead to a mistaken diagnosis of", "is often misdiagnosed as"):
+        found = ids(extractor, f"Late-onset Pompe disease {wording} neuropathy.")
+        assert "neuropathy" not in found and "Pompe disease" in found
+    assert "neuropathy" in ids(extractor, "Late-onset Pompe disease causes a neuropathy.")
+
+
 def test_the_same_names_in_their_own_sense_are_mentions(extractor: EntityExtractor) -> None:
     assert ids(extractor, "FIG4 mutations cause a neuropathy.")["FIG4"] == "NCBIGene:9896"
     assert "hypokinesia" in {k.lower() for k in ids(extractor, "Hypokinesia and rigidity.")}
     assert "tau" in ids(extractor, "Aggregated tau was found in neurons.")
     assert ids(extractor, "Serum C3 was low at the second visit.")["C3"] == "uniprot:P01024"
+    assert ids(extractor, "ER binds estradiol in the nucleus.")["ER"].startswith("uniprot:")
     # a gene's product marks cells: "SNCA-positive" stays the gene
     assert (
         ids(extractor, "SNCA-positive inclusions were counted.")["SNCA-positive"] == "NCBIGene:6622"

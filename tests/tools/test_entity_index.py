@@ -20,6 +20,8 @@ def names_store() -> NetworkXStore:
             Node("G:SET", "gene", "SET"),
             Node("G:TOR1A", "gene", "TOR1A", synonyms=("DYT1", "torsin family 1 member A")),
             Node("G:SORT1", "gene", "SORT1", synonyms=("sortilin 1",)),
+            Node("G:AARS1", "gene", "AARS1", synonyms=("alanyl-tRNA synthetase 1",)),
+            Node("G:TMEM1", "gene", "TRAPPC10", synonyms=("transmembrane protein 1",)),
             Node("G:ATM", "gene", "ATM", synonyms=("AT Mutated Protein",)),
             Node("G:ATXN2", "gene", "ATXN2", synonyms=("SCA2",)),
             Node("D:PD", "disease", "Parkinson disease", synonyms=("paralysis agitans",)),
@@ -81,6 +83,8 @@ def best(index: EntityIndex, mention: str, **kwargs: object) -> tuple[str, str] 
         ("TOR1A-related ...", None, None),  # nothing after the qualifier but punctuation
         ("alpha-synuclein", "G:SNCA", "word_order"),  # "synuclein alpha"
         ("sortilin", "G:SORT1", "word_order"),  # "sortilin 1"
+        ("alanyl-tRNA synthetase", "G:AARS1", "word_order"),  # "… synthetase 1"
+        ("transmembrane protein", None, None),  # "transmembrane protein 1": any TMEM
         ("AT mutated protein", "G:ATM", "name"),
         # the word order without "AT", an acronym spelt like a filler, is any such protein
         ("protein mutated", None, None),
@@ -231,6 +235,22 @@ def test_an_acronym_with_a_number_names_the_member_of_its_family() -> None:
     assert [e.id for e in index.lookup("PD7")] == ["D:PD7"]
 
 
+def test_the_number_goes_only_after_a_family_name_the_letters_abbreviate() -> None:
+    # "Adie pupil" makes "AP", but its other name with a 4 is no "AP-4"
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:ADIE", "disease", "Adie pupil", synonyms=("Xeroderma pigmentosum",)),
+            Node("D:XP4", "disease", "Xeroderma pigmentosum 4"),
+            Node("D:AP4", "disease", "Adie pupil 4"),
+        ]
+    )
+    assert [e.id for e in EntityIndex(store).lookup("AP-4")] == ["D:AP4"]
+    without = NetworkXStore(KGSchema.biomedical())
+    without.add_nodes([n for n in store.nodes() if n.id != "D:AP4"])
+    assert EntityIndex(without).lookup("AP-4") == []
+
+
 def test_an_abbreviation_inside_a_name_is_read_as_its_long_form() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
@@ -274,6 +294,18 @@ def test_an_abbreviation_expands_to_the_head_of_a_comma_name_too() -> None:
     )
     index = EntityIndex(store)
     assert [(e.id, e.match) for e in index.lookup("young-onset PD")] == [("D:YOPD", "acronym")]
+
+
+def test_an_abbreviation_before_a_comma_is_expanded_with_the_comma_kept() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:EDS", "disease", "Ehlers-Danlos syndrome", synonyms=("EDS",)),
+            Node("D:KEDS2", "disease", "Ehlers-Danlos syndrome, kyphoscoliotic type, 2"),
+        ]
+    )
+    found = EntityIndex(store).lookup("EDS, kyphoscoliotic type 2")
+    assert [(e.id, e.match) for e in found] == [("D:KEDS2", "acronym")]
 
 
 def test_one_word_names_and_the_words_of_names(index: EntityIndex) -> None:
