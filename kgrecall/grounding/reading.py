@@ -31,7 +31,8 @@ masked (so "X-linked" is not "linked"):
 - **Direction.** A passive wording ("is caused by", "is encoded by") or an inverse one
   ("is a symptom of") names the edge's tail first.
 - **Negation** counts only inside the clause that holds the pair ("…, although this has not
-  been replicated" does not negate the main clause); "lacks" negates too.
+  been replicated" does not negate the main clause); "lacks" negates too, and so does a denied
+  report of what its "that" clause says ("we could not confirm the report that X causes Y").
 
 The reading is heuristic and linear in the sentence's length.
 """
@@ -100,6 +101,14 @@ _INTERJECTION = re.compile(
 )
 #: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.
 _FRONTED = re.compile(r"\s*(?:although|though|while|whereas|because|since|unless)\b", re.I)
+#: A report, a finding or a belief whose "that" clause says what it holds (a denied one
+#: denies it).
+_DENIED_REPORT = re.compile(
+    r"\b(?:reports?|evidence|claims?|suggestions?|idea|notion|view|findings?|hypothes[ie]s|"
+    r"confirm(?:ed)?|show(?:n|ed)?|f(?:i|ou)nd|replicated?|reproduced?|demonstrated?|prov(?:e|en)|"
+    r"supports?|believe|think|true)\s+that\s*$",
+    re.IGNORECASE,
+)
 _RELATIVE = re.compile(r",?\s*\b(?:which|who|whom|whose|that)\b", re.IGNORECASE)
 #: An aside: ", caused by …," / ", a …," between the subject and its verb.
 _ASIDE = re.compile(r",\s+(?:\w+(?:ed|en)\b|an?\b|the\b|also\b|particularly\b|especially\b)")
@@ -583,14 +592,24 @@ def _clauses(text: str) -> list[_Clause]:
     for start, end, following in cuts:
         if start < position:
             continue
-        clauses.append(_clause(text, position, start, kind))
+        clauses.append(_clause(text, position, start, kind, clauses))
         position, kind = end, following
-    clauses.append(_clause(text, position, len(text), kind))
+    clauses.append(_clause(text, position, len(text), kind, clauses))
     return clauses
 
 
-def _clause(text: str, start: int, end: int, kind: str) -> _Clause:
+def _clause(text: str, start: int, end: int, kind: str, before: Sequence[_Clause]) -> _Clause:
     negation = NEGATION.search(text, start, end)
+    # what a denied report or finding says is denied: "we could not confirm the report that
+    # X causes Y", "there is no evidence that …"
+    if (
+        negation is None
+        and kind == "relative"
+        and before
+        and before[-1].negation_end
+        and _DENIED_REPORT.search(text[before[-1].start : start])
+    ):
+        return _Clause(start, end, kind, start)
     return _Clause(start, end, kind, negation.end() if negation else None)
 
 

@@ -44,7 +44,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/25"
+FORMAT = "kgrecall-name-tables/26"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -57,14 +57,11 @@ _TRIVIAL_NAME = re.compile(
 )
 _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
-#: Words that name a kind of protein, not one: "transmembrane protein", "zinc finger protein".
-_GENERIC_PROTEIN_WORDS = frozenset(
-    {"protein", "proteins", "transmembrane", "domain", "domains", "containing", "family",
-     "member", "subunit", "receptor", "factor", "like", "type", "coiled", "coil", "zinc",
-     "finger", "open", "reading", "frame", "chromosome", "uncharacterized", "putative",
-     "homolog", "kinase", "ligand", "molecule", "polypeptide", "chain", "gene", "isoform",
-     "binding", "repeat", "motif", "associated", "related", "interacting", "with", "and", "of"}
-)  # fmt: skip
+#: A gene or protein name's family and member number: "toll like receptor 4".
+_FAMILY_MEMBER = re.compile(r"^(?P<family>.+?) (?P<number>\d+)\b")
+#: Members a family needs for its name alone to mean the family, not its member 1 (the
+#: three calmodulin genes encode one protein, "calmodulin"; ten toll-like receptors do not).
+FAMILY_MEMBERS = 4
 #: An acronym written like a filler word ("AT" in "AT Mutated Protein", "TO", "IN").
 _ACRONYM_FILLER = re.compile(
     r"\b(?:" + "|".join(sorted(word.upper() for word in FILLERS if len(word) > 1)) + r")\b"
@@ -189,6 +186,7 @@ class NameTables:
             for name in names[number]:
                 _add_name(entries, number, node, name)
         _add_trivial_names(entries, nodes, store)
+        _add_first_members(entries, nodes, names)
         _add_group_names(entries, nodes, names)
         matched = sorted(
             {name for tier in entries.values() for e in tier.values() for _, name in e}
@@ -286,6 +284,9 @@ class NameTables:
 #: A name filed with its abbreviation: "HCM - hypertrophic cardiomyopathy".
 _GLOSSED_ABBREVIATION = re.compile(r"^(?P<short>[A-Z]{3,6})\s+[-–]\s+(?P<long>\w.+)$")
 _SUSCEPTIBILITY = re.compile(r"^(?P<what>.+?),?\s+susceptibility to(?:,\s*\d+\w?)?$", re.IGNORECASE)
+#: A disease named for its deficient enzyme or cofactor after what it causes; people name it
+#: by the deficiency alone (a name another entity has exactly still goes to that one).
+_DUE_TO_DEFICIENCY = re.compile(r"^.+?,?\s+due\s+to\s+(?P<what>\S.*\sdeficiency)$", re.IGNORECASE)
 #: MONDO's name of a group of diseases: "inborn disorder of serine family metabolism",
 #: "disease of cornea", "inborn error of organic acid metabolic process".
 _GROUP_OF = re.compile(
@@ -405,6 +406,29 @@ def _add_trivial_names(
             entries["normalized"][word_key(word)].append((position[node.id], word))
 
 
+def _add_first_members(
+    entries: dict[str, dict[str, list[Entry]]], nodes: list[Node], names: list[list[str]]
+) -> None:
+    """A family's first member by the family's name ("sortilin" for "sortilin 1",
+    "alanyl-tRNA synthetase" for "… synthetase 1", "calmodulin"), as people write it — unless
+    the KG has :data:`FAMILY_MEMBERS` or more members, when the name means the family
+    ("toll-like receptor", "transmembrane protein")."""
+    members: dict[str, set[str]] = defaultdict(set)
+    firsts: list[tuple[int, str, str]] = []
+    for number, node in enumerate(nodes):
+        if node.type not in _SYMBOL_TYPES:
+            continue
+        for name in names[number]:
+            match = _FAMILY_MEMBER.match(fold(name))
+            if match:
+                members[match["family"]].add(match["number"])
+            if _FAMILY_MEMBER_ONE.search(name):
+                firsts.append((number, name, _FAMILY_MEMBER_ONE.sub("", name)))
+    for number, name, family in firsts:
+        if len(members[fold(family)]) < FAMILY_MEMBERS:
+            entries["word_order"][word_bag(family)].append((number, name))
+
+
 def _add_name(
     entries: dict[str, dict[str, list[Entry]]], position: int, node: Node, name: str
 ) -> None:
@@ -430,15 +454,6 @@ def _add_name(
     # filler ("AT Mutated Protein" without "AT") would be any "protein mutated"
     if " " in bag and (name.isupper() or not _ACRONYM_FILLER.search(name)):
         entries["word_order"][bag].append(entry)
-    family = _FAMILY_MEMBER_ONE.sub("", name)
-    if (
-        node.type in _SYMBOL_TYPES
-        and family != name
-        and not set(fold(family).split()) <= _GENERIC_PROTEIN_WORDS
-    ):
-        # "sortilin 1", "alanyl-tRNA synthetase 1": people drop the "1" of a family's first
-        # member; not of a name of generic words ("transmembrane protein 1": any TMEM)
-        entries["word_order"][word_bag(family)].append(entry)
     subtype = _RECEPTOR_SUBTYPE.match(folded) if node.type in _SYMBOL_TYPES else None
     if subtype:  # "the D2 receptor"
         entries["word_order"][word_bag(f"{subtype['before'] or subtype['after']} receptor")].append(
@@ -451,6 +466,9 @@ def _add_name(
     susceptibility = _SUSCEPTIBILITY.match(name) if node.type == "disease" else None
     if susceptibility:  # OMIM's "KURU, SUSCEPTIBILITY TO" is what people call kuru
         variants.append(susceptibility["what"])
+    deficiency = _DUE_TO_DEFICIENCY.match(name) if node.type == "disease" else None
+    if deficiency:  # "hyperphenylalaninemia due to BH4 deficiency" is "BH4 deficiency"
+        variants.append(deficiency["what"])
     for variant in variants:
         for key in name_keys(variant, fold(variant)):
             entries["normalized"][key].append(entry)

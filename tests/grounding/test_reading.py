@@ -143,6 +143,10 @@ def test_direction_of_the_wording(text: str, inverse: bool) -> None:
         ("[SCA2] presents without [ataxia].", True),
         ("[CDK6] has been firmly excluded as an [MCPH] gene.", True),
         ("[Barth] is not, however, classed as one of the [3-MGAs].", True),  # an interjection
+        # what a denied report says is denied; a relative clause keeps its own polarity
+        ("We could not confirm the report that [NHLRC1] causes [APBD].", True),
+        ("There is no evidence that [GBA1] causes [ALS].", True),
+        ("It is not rare, and the study shows that [SNCA] causes [PD].", False),
     ],
 )
 def test_negation_is_scoped_to_the_clause_of_the_pair(text: str, negated: bool | None) -> None:

@@ -21,7 +21,10 @@ def names_store() -> NetworkXStore:
             Node("G:TOR1A", "gene", "TOR1A", synonyms=("DYT1", "torsin family 1 member A")),
             Node("G:SORT1", "gene", "SORT1", synonyms=("sortilin 1",)),
             Node("G:AARS1", "gene", "AARS1", synonyms=("alanyl-tRNA synthetase 1",)),
-            Node("G:TMEM1", "gene", "TRAPPC10", synonyms=("transmembrane protein 1",)),
+            *(
+                Node(f"G:TMEM{n}", "gene", f"TMEM{n}", synonyms=(f"transmembrane protein {n}",))
+                for n in (1, 2, 3, 4)
+            ),
             Node("G:ATM", "gene", "ATM", synonyms=("AT Mutated Protein",)),
             Node("G:ATXN2", "gene", "ATXN2", synonyms=("SCA2",)),
             Node("D:PD", "disease", "Parkinson disease", synonyms=("paralysis agitans",)),
@@ -84,7 +87,7 @@ def best(index: EntityIndex, mention: str, **kwargs: object) -> tuple[str, str] 
         ("alpha-synuclein", "G:SNCA", "word_order"),  # "synuclein alpha"
         ("sortilin", "G:SORT1", "word_order"),  # "sortilin 1"
         ("alanyl-tRNA synthetase", "G:AARS1", "word_order"),  # "… synthetase 1"
-        ("transmembrane protein", None, None),  # "transmembrane protein 1": any TMEM
+        ("transmembrane protein", None, None),  # a family of four: no one member
         ("AT mutated protein", "G:ATM", "name"),
         # the word order without "AT", an acronym spelt like a filler, is any such protein
         ("protein mutated", None, None),
@@ -561,6 +564,21 @@ def test_a_double_eponym_alone_names_its_syndrome() -> None:
     index = EntityIndex(store)
     assert [e.id for e in index.lookup("Phelan-McDermid")] == ["D:PMS"]
     assert index.lookup("Phelan") == []  # one name alone is no double eponym
+
+
+def test_a_disease_due_to_a_deficiency_is_named_by_the_deficiency() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:HPABH4", "disease", "Hyperphenylalaninemia due to BH4 deficiency"),
+            Node("D:LS4", "disease", "Leigh syndrome due to mitochondrial complex IV deficiency"),
+            Node("D:C4", "disease", "Mitochondrial complex IV deficiency"),
+        ]
+    )
+    index = EntityIndex(store)
+    assert [e.id for e in index.lookup("BH4 deficiency")] == ["D:HPABH4"]
+    # a name another disease has exactly is that disease's
+    assert [e.id for e in index.lookup("mitochondrial complex IV deficiency")] == ["D:C4"]
 
 
 def test_a_susceptibility_is_named_by_what_it_is_to() -> None:
