@@ -544,20 +544,22 @@ class EntityIndex:
     def _long_forms(self, short: str) -> list[str]:
         """The long forms an abbreviation of a clinical entity or GO term spells, by name
         ("FTD" → "frontotemporal dementia"; a name and its head before a comma, "Parkinson
-        disease, late-onset" also giving "Parkinson disease"), sorted; none when it names
-        more than ``_MAX_MEANT`` entities (an abbreviation of many things says nothing)."""
+        disease, late-onset" also giving "Parkinson disease"): the entities' own names (first of
+        their names) first, then their synonyms, each sorted ("CDG": "congenital disorder of
+        glycosylation" before the synonym "carbohydrate-deficient glycoprotein syndrome");
+        none when it names more than ``_MAX_MEANT`` entities (an abbreviation of many things
+        says nothing)."""
         meant = [e for e in self._tiered(short, _EXPANDABLE_TYPES) if e.match != "id"]
         if len(meant) > _MAX_MEANT:
             return []
-        return sorted(
-            {
-                form
-                for entity in meant
-                for name in self._names[self._position[entity.id]]
-                for form in dict.fromkeys((name, name.split(",")[0].strip()))
-                if len(form.split()) > 1 and abbreviates(short, form)
-            }
-        )
+        forms = {
+            (number > 0, form)
+            for entity in meant
+            for number, name in enumerate(self._names[self._position[entity.id]])
+            for form in dict.fromkeys((name, name.split(",")[0].strip()))
+            if len(form.split()) > 1 and abbreviates(short, form)
+        }
+        return list(dict.fromkeys(form for _, form in sorted(forms)))
 
     def _as_acronym(
         self, form: str, node_types: Collection[str] | None, tiers: AbstractSet[str]

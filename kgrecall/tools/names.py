@@ -72,6 +72,11 @@ _ROMAN = {
     "i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8",
     "ix": "9", "x": "10", "xi": "11", "xii": "12",
 }  # fmt: skip
+#: A subtype's code of a Roman numeral and a lower-case letter: "type Ii" is type 1i, not
+#: type II ("CDG-Ia", "CDG type IIb"); only after "type" or an acronym, where case tells.
+_ROMAN_SUBTYPE = re.compile(
+    r"\b(?P<before>(?i:type)\s+|[A-Z]{2,6}[-\s])(?P<roman>[IVX]{1,4})(?P<letter>[a-z])\b"
+)
 _POSSESSIVE = re.compile(r"(?<=[a-z0-9])['’]s?(?![a-z0-9])")
 _SEPARATORS = re.compile(r"[^a-z0-9]+")
 #: Words that do not distinguish one name from another when word order is ignored.
@@ -126,7 +131,10 @@ _AMERICAN = [
 
 def fold(text: str) -> str:
     """Lower-case words separated by single spaces (see the module docstring)."""
-    folded = _SYMBOL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], text)
+    folded = _ROMAN_SUBTYPE.sub(
+        lambda m: m["before"] + _ROMAN[m["roman"].casefold()] + m["letter"], text
+    )
+    folded = _SYMBOL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], folded)
     folded = _LETTER_GREEK.sub(lambda m: m.group(1) + GREEK[m.group(2)], folded)
     folded = _FINAL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], folded)
     folded = unicodedata.normalize("NFKC", folded).casefold().translate(_GREEK_TABLE)

@@ -299,6 +299,31 @@ def test_an_abbreviation_expands_to_the_head_of_a_comma_name_too() -> None:
     assert [(e.id, e.match) for e in index.lookup("young-onset PD")] == [("D:YOPD", "acronym")]
 
 
+def test_an_abbreviation_is_expanded_to_its_entitys_own_name_first() -> None:
+    # "CDG" is also a synonym's initials ("carbohydrate-deficient glycoprotein syndrome"), and
+    # "type II" under that synonym is type IIa's; the entity's own name gives type II
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node(
+                "D:CDG",
+                "disease",
+                "congenital disorder of glycosylation",
+                synonyms=("CDG", "carbohydrate-deficient glycoprotein syndrome"),
+            ),
+            Node("D:CDG2", "disease", "congenital disorder of glycosylation type II"),
+            Node(
+                "D:CDG2A",
+                "disease",
+                "Congenital disorder of glycosylation, type IIa",
+                synonyms=("carbohydrate-deficient glycoprotein syndrome, type II",),
+            ),
+            Node("D:CDG1I", "disease", "Congenital disorder of glycosylation, type Ii"),
+        ]
+    )
+    assert [e.id for e in EntityIndex(store).lookup("type II CDG")] == ["D:CDG2"]
+
+
 def test_an_abbreviation_before_a_comma_is_expanded_with_the_comma_kept() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(

@@ -47,6 +47,15 @@ from kgrecall.tools.names import (
         ("Dystonia 1, torsion", "dystonia 1 torsion"),
         ("type", "type"),  # "type" alone stays
         ("Vitamin E deficiency, I", "vitamin e deficiency i"),  # a lone final "I" is a word
+        # a Roman numeral and a lower-case letter is a subtype's code: "type Ii" is 1i
+        (
+            "Congenital disorder of glycosylation, type Ii",
+            "congenital disorder of glycosylation 1i",
+        ),
+        ("CDG-Ia", "cdg 1a"),
+        ("CDG type IIb", "cdg 2b"),
+        ("type II CDG", "2 cdg"),
+        ("Xi", "xi"),  # no code alone
     ],
 )
 def test_fold(written: str, folded: str) -> None:
