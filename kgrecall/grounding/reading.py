@@ -586,7 +586,8 @@ def _clauses(text: str) -> list[_Clause]:
         kind = "apposition" if _APPOSITION.match(text, match.start()) else "aside"
         cuts.append((match.start(), match.start() + 1, kind))
         _close(text, match.end(), cuts)
-    cuts.sort()
+    # where an aside closes at ", which", the relative clause begins there: its kind wins
+    cuts.sort(key=lambda cut: (cut[0], cut[2] != "relative", cut[1]))
     clauses: list[_Clause] = []
     position, kind = 0, "main"
     for start, end, following in cuts:

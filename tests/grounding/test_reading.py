@@ -56,6 +56,12 @@ def test_asides_and_relative_clauses_hang_on_their_subject() -> None:
         ("Wilson disease", "tremor", "has_phenotype", False, False),
         ("Wilson disease", "ATP7B", "associated_with", True, False),
     ]
+    # an aside that ends where ", which" begins: the relative clause is about the mention
+    # before it, not the sentence's first
+    assert read("For [chorea-acanthocytosis], look at the CK, the blood film and the smear; "
+                "the gene is [VPS13A], which encodes [chorein].") == [
+        ("VPS13A", "chorein", "encodes", False, False),
+    ]  # fmt: skip
 
 
 def test_a_coordinated_verb_takes_the_subject_of_its_clause() -> None:
