@@ -109,7 +109,13 @@ laminopathy and progeroid syndromes journal-club notes, an inherited thrombophil
 thrombotic microangiopathy grant section; its writer also labelled the 18 headings, which no
 other writer did and the validator never reads as claims: they are left out), written during
 the stop after fresh6's by a seventeenth helper likewise, is held out like *test*: only scored
-(``results/grounding_fresh7_first.json``).
+(``results/grounding_fresh7_first.json``). An eighteenth,
+``benchmarks/data/grounding_fresh8/`` (5 reports, 163 lines: an Aicardi–Goutières syndrome
+clinic letter to a GP, hyperekplexia and startle disorders MDT minutes, a dystroglycanopathy
+handout with a table, nucleotide excision repair disorders journal-club notes, a Rett syndrome
+and neurodevelopmental regression grant section), written during the stop after fresh7's by
+an eighteenth helper likewise, is held out like *test*: only scored
+(``results/grounding_fresh8_first.json``).
 Each writer labelled each
 line's entity mentions (KG id, or what it is when outside the KG) and the pairs it asserts
 (subject, object, relation in KG terms or "generic", negated, reversed). Gold labels then come
@@ -171,6 +177,7 @@ REPORT_SETS = {
     "fresh5": (HERE / "data" / "grounding_fresh5", "g*.md"),
     "fresh6": (HERE / "data" / "grounding_fresh6", "h*.md"),
     "fresh7": (HERE / "data" / "grounding_fresh7", "h*.md"),
+    "fresh8": (HERE / "data" / "grounding_fresh8", "q*.md"),
 }
 LABELS = ("grounded", "inferred", "ungrounded", "trivial")
 CATEGORIES = ("grounded", "inferred", "ungrounded", "trivial", "negated", "wrong_relation")
@@ -866,7 +873,9 @@ def reports_markdown(figures: dict[str, object]) -> str:
         "disorders; first score: `results/grounding_fresh6_first.json`), and the *fresh7* "
         "reports, by a seventeenth (porphyrias, imprinting disorders, neurocutaneous syndromes, "
         "laminopathies, inherited thrombophilia; first score: "
-        "`results/grounding_fresh7_first.json`). "
+        "`results/grounding_fresh7_first.json`), and the *fresh8* reports, by an eighteenth "
+        "(Aicardi–Goutières syndrome, hyperekplexia, dystroglycanopathies, nucleotide excision "
+        "repair disorders, Rett syndrome; first score: `results/grounding_fresh8_first.json`). "
         "Gold labels come from each "
         "writer's entity ids and asserted pairs, checked against the KG by an independent "
         f"procedure (module docstring); Python {figures['python']}.",
