@@ -138,6 +138,10 @@ def fold(text: str) -> str:
     folded = _LETTER_GREEK.sub(lambda m: m.group(1) + GREEK[m.group(2)], folded)
     folded = _FINAL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], folded)
     folded = unicodedata.normalize("NFKC", folded).casefold().translate(_GREEK_TABLE)
+    if not folded.isascii():  # "Sträussler", "Behçet", "Guillain–Barré": the letters alone
+        folded = "".join(
+            c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c)
+        )
     folded = _ASCII_GREEK.sub(lambda m: f"{_ASCII_GREEK_NAMES[m.group(1)]} ", folded)
     folded = _POSSESSIVE.sub("", folded)
     words = _SEPARATORS.sub(" ", folded).split()

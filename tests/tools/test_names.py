@@ -56,6 +56,10 @@ from kgrecall.tools.names import (
         ("CDG type IIb", "cdg 2b"),
         ("type II CDG", "2 cdg"),
         ("Xi", "xi"),  # no code alone
+        # accents and umlauts go; Greek letters are spelt out before
+        ("Gerstmann–Sträussler–Scheinker", "gerstmann straussler scheinker"),
+        ("Behçet's disease", "behcet disease"),
+        ("µ-opioid receptor", "mu opioid receptor"),
     ],
 )
 def test_fold(written: str, folded: str) -> None:
