@@ -44,7 +44,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/29"
+FORMAT = "kgrecall-name-tables/30"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -287,11 +287,6 @@ _SUSCEPTIBILITY = re.compile(r"^(?P<what>.+?),?\s+susceptibility to(?:,\s*\d+\w?
 #: A disease named for its deficient enzyme or cofactor after what it causes; people name it
 #: by the deficiency alone (a name another entity has exactly still goes to that one).
 _DUE_TO_DEFICIENCY = re.compile(r"^.+?,?\s+due\s+to\s+(?P<what>\S.*\sdeficiency)$", re.IGNORECASE)
-#: OMIM's name of the inherited form of an eponymous disease: "Fahr disease, familial".
-_INHERITED_EPONYM = re.compile(
-    r"^(?P<head>(?P<eponym>[A-Z][a-z]+)(?:-[A-Z][a-z]+)*\s+(?:disease|syndrome)),\s*"
-    r"(?:familial|autosomal (?:dominant|recessive)|X-linked)(?:,\s*formerly)?$"
-)
 #: MONDO's name of a group of diseases: "inborn disorder of serine family metabolism",
 #: "disease of cornea", "inborn error of organic acid metabolic process".
 _GROUP_OF = re.compile(
@@ -474,9 +469,6 @@ def _add_name(
     deficiency = _DUE_TO_DEFICIENCY.match(name) if node.type == "disease" else None
     if deficiency:  # "hyperphenylalaninemia due to BH4 deficiency" is "BH4 deficiency"
         variants.append(deficiency["what"])
-    inherited = _INHERITED_EPONYM.match(name) if node.type == "disease" else None
-    if inherited and inherited["eponym"].casefold() not in common_words():
-        variants.append(inherited["head"])  # "Fahr disease, familial" is "Fahr disease"
     for variant in variants:
         for key in name_keys(variant, fold(variant)):
             entries["normalized"][key].append(entry)
