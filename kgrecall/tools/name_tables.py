@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +44,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/30"
+FORMAT = "kgrecall-name-tables/31"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -59,6 +59,10 @@ _SYMBOL_TYPES = frozenset({"gene", "protein"})
 _FAMILY_MEMBER_ONE = re.compile(r"(?<=[a-z]) 1$")
 #: A gene or protein name's family and member number: "toll like receptor 4".
 _FAMILY_MEMBER = re.compile(r"^(?P<family>.+?) (?P<number>\d+)\b")
+#: A numbered disease's locus symbol: "PARK7", "SPG11", "DYT-28", "CMT2A".
+_LOCUS_SYMBOL = re.compile(r"(?P<letters>[A-Z]{2,5})-?(?P<number>\d{1,3}[A-Za-z]?)")
+#: Members with both a family's name and a locus symbol needed to learn the symbol.
+LOCUS_PAIRS = 5
 #: Members a family needs for its name alone to mean the family, not its member 1 (the
 #: three calmodulin genes encode one protein, "calmodulin"; ten toll-like receptors do not).
 FAMILY_MEMBERS = 4
@@ -188,6 +192,7 @@ class NameTables:
         _add_trivial_names(entries, nodes, store)
         _add_first_members(entries, nodes, names)
         _add_group_names(entries, nodes, names)
+        _add_locus_symbols(entries, nodes, names)
         matched = sorted(
             {name for tier in entries.values() for e in tier.values() for _, name in e}
         )
@@ -404,6 +409,44 @@ def _add_trivial_names(
         words = trivial.get(encoded.get(node.id, node.id), []) if node.type in _SYMBOL_TYPES else []
         for word in words:
             entries["normalized"][word_key(word)].append((position[node.id], word))
+
+
+def _add_locus_symbols(
+    entries: dict[str, dict[str, list[Entry]]], nodes: list[Node], names: list[list[str]]
+) -> None:
+    """A numbered disease by its family's locus symbol and number ("PARK24" for "Parkinson
+    disease 24, autosomal dominant") where the KG's sources give it none: the symbol of a
+    family is learned from the members that have both ("PARK7" and "Parkinson disease 7"),
+    the one most of them share, and only a family and a symbol that are each other's most
+    shared pair (:data:`LOCUS_PAIRS` members or more) count."""
+    numbered: list[tuple[int, str, str]] = []  # (node, folded family, member number)
+    pairs: Counter[tuple[str, str]] = Counter()
+    for number, node in enumerate(nodes):
+        if node.type != "disease":
+            continue
+        symbols = {}
+        for name in names[number]:
+            symbol = _LOCUS_SYMBOL.fullmatch(name)
+            if symbol:
+                symbols[symbol["number"].casefold()] = symbol["letters"]
+        for name in names[number]:
+            member = None if _LOCUS_SYMBOL.fullmatch(name) else _FAMILY_MEMBER.match(fold(name))
+            if member is None:
+                continue
+            numbered.append((number, member["family"], member["number"]))
+            if member["number"] in symbols:
+                pairs[(symbols[member["number"]], member["family"])] += 1
+    best_family: dict[str, tuple[int, str]] = {}
+    best_letters: dict[str, tuple[int, str]] = {}
+    for (letters, family), count in pairs.items():
+        best_family[letters] = max(best_family.get(letters, (0, "")), (count, family))
+        best_letters[family] = max(best_letters.get(family, (0, "")), (count, letters))
+    for number, family, code in numbered:
+        count, letters = best_letters.get(family, (0, ""))
+        if count >= LOCUS_PAIRS and best_family[letters][1] == family:
+            locus = f"{letters}{code.upper()}"
+            for key in name_keys(locus, fold(locus)):
+                entries["normalized"][key].append((number, locus))
 
 
 def _add_first_members(

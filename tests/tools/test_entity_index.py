@@ -606,6 +606,26 @@ def test_a_disease_due_to_a_deficiency_is_named_by_the_deficiency() -> None:
     assert [e.id for e in index.lookup("mitochondrial complex IV deficiency")] == ["D:C4"]
 
 
+def test_a_numbered_disease_by_the_locus_symbol_its_family_members_share() -> None:
+    # five members carry both "PARKn" and "Parkinson disease n": the family's symbol; a sixth
+    # without a symbol of its own is found by "PARK24"
+    store = NetworkXStore(KGSchema.biomedical())
+    members = [
+        Node(f"D:PD{n}", "disease", f"Parkinson disease {n}", synonyms=(f"PARK{n}",))
+        for n in (1, 2, 6, 7, 8)
+    ]
+    store.add_nodes(
+        [*members, Node("D:PD24", "disease", "Parkinson disease 24, autosomal dominant")]
+    )
+    assert [(e.id, e.match) for e in EntityIndex(store).lookup("PARK24")] == [
+        ("D:PD24", "normalized")
+    ]
+    # four members are too few to learn a symbol from
+    fewer = NetworkXStore(KGSchema.biomedical())
+    fewer.add_nodes([n for n in store.nodes() if n.id != "D:PD8"])
+    assert EntityIndex(fewer).lookup("PARK24") == []
+
+
 def test_a_susceptibility_is_named_by_what_it_is_to() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes([Node("D:KURU", "disease", "KURU, SUSCEPTIBILITY TO")])
