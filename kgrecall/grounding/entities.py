@@ -27,22 +27,30 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Literal
+from pathlib import Path
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from kgrecall.grounding.reading import Spans
 from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.kg.deadline import check_deadline
+from kgrecall.kg.derived import cached_derivation
+from kgrecall.kg.loaders import names as name_tables
 from kgrecall.kg.loaders.names import (
+    bundled_hgnc_path,
+    bundled_mesh_terms_path,
+    bundled_mondo_path,
+    bundled_outside_path,
     read_hgnc_names,
     read_mesh_terms,
     read_mondo_names,
     read_outside_names,
     vocabulary_key,
 )
+from kgrecall.tools import names as name_rules
 from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
 from kgrecall.tools.names import FILLERS, abbreviates, common_words
 
@@ -218,12 +226,23 @@ _NOT_DESCRIBING = frozenset(
 MAX_OUTSIDE_WORDS = 6
 
 
+T = TypeVar("T")
+
+
+def _cached(name: str, derive: Callable[[], T], *sources: Path) -> T:
+    """``derive()`` of bundled ``sources``, cached in the workspace between processes
+    (:mod:`kgrecall.kg.derived`): this module, the table readers and the name rules are its
+    code."""
+    code = (Path(__file__), Path(name_tables.__file__), Path(name_rules.__file__))
+    return cached_derivation(name, derive, sources=sources, code=code)
+
+
 @lru_cache(maxsize=1)
 def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     """The biomedical names of HPO, MONDO, HGNC and MeSH (drugs, chemicals, anatomy) as
     (folded name → id, exact gene symbol → id), from ``kgrecall/data/outside_names.tsv.gz``
     (see ``kgrecall/data/NAMES.md``)."""
-    return read_outside_names()
+    return _cached("outside_vocabulary", read_outside_names, bundled_outside_path())
 
 
 #: Words too general to tell one sense of an abbreviation from another.
@@ -277,6 +296,12 @@ def abbreviation_senses() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     """What an abbreviation may stand for: each MONDO disease with it among its synonyms and
     each HGNC gene with it as its symbol or an alias, as (id, its names), from the bundled
     tables."""
+    return _cached(
+        "abbreviation_senses", _abbreviation_senses, bundled_mondo_path(), bundled_hgnc_path()
+    )
+
+
+def _abbreviation_senses() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
     senses: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for disease in read_mondo_names().values():
         for name in disease.synonyms:
@@ -296,21 +321,28 @@ def abbreviation_senses() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
 
 
 @lru_cache(maxsize=1)
+def _mesh_branch_ids() -> dict[str, frozenset[str]]:
+    """MeSH branch → the ids of its terms in the outside vocabulary."""
+    return _cached("mesh_branch_ids", _derive_mesh_branch_ids, bundled_mesh_terms_path())
+
+
+def _derive_mesh_branch_ids() -> dict[str, frozenset[str]]:
+    branches: dict[str, set[str]] = {}
+    for mesh_id, branch, _ in read_mesh_terms():
+        branches.setdefault(branch, set()).add(f"MESH:{mesh_id}")
+    return {branch: frozenset(ids) for branch, ids in branches.items()}
+
+
 def anatomy_ids() -> frozenset[str]:
     """Ids of MeSH's anatomy terms (body parts, tissues, cells) in the outside vocabulary:
     where a claim happens ("neutrophils", "the lysosome"), rarely what it is about."""
-    return frozenset(
-        f"MESH:{mesh_id}" for mesh_id, branch, _ in read_mesh_terms() if branch == "anatomy"
-    )
+    return _mesh_branch_ids().get("anatomy", frozenset())
 
 
-@lru_cache(maxsize=1)
 def procedure_ids() -> frozenset[str]:
     """Ids of MeSH's tests and procedures in the outside vocabulary ("Polysomnography",
     "Thyroidectomy", "Exome Sequencing")."""
-    return frozenset(
-        f"MESH:{mesh_id}" for mesh_id, branch, _ in read_mesh_terms() if branch == "procedure"
-    )
+    return _mesh_branch_ids().get("procedure", frozenset())
 
 
 def is_procedure(entity_id: str) -> bool:
@@ -323,6 +355,10 @@ def is_procedure(entity_id: str) -> bool:
 def other_symbols() -> dict[str, str]:
     """HGNC alias and previous symbols that name one gene only → its HGNC id (read when a
     symbol in protein or mouse style, "TrkC", is no KG name and no approved symbol)."""
+    return _cached("other_symbols", _other_symbols, bundled_hgnc_path())
+
+
+def _other_symbols() -> dict[str, str]:
     owners: dict[str, set[str]] = {}
     for gene in read_hgnc_names():
         for symbol in (*gene.alias_symbols, *gene.previous_symbols):
