@@ -36,7 +36,7 @@ import itertools
 import re
 import threading
 import weakref
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -223,6 +223,7 @@ class EntityIndex:
         self._names = tables.names
         self._symbols = tables.tiers["symbol"]
         self._tiers = tables.tiers
+        self._word_known: dict[str, bool] = {}  # word → some name holds it
         self._ancestor_cache: dict[str, frozenset[str]] = {}
 
     @classmethod
@@ -258,30 +259,42 @@ class EntityIndex:
         return frozenset(word for key in self._tiers["name"] for word in key.split())
 
     @cached_property
-    def _name_content(
-        self,
-    ) -> tuple[dict[str, set[int]], dict[int, list[tuple[frozenset[str], str]]]]:
-        """Each word → the entities with a name holding it, and per entity the content words
-        (:func:`_content_words`) of each name: what :meth:`closest_name` compares. Read off
-        the normalized name keys (folded, singular), so nothing is folded again; genes and
-        proteins left out (their names are symbols and long names, not phrases in prose)."""
-        postings: dict[str, set[int]] = {}
-        content: dict[int, list[tuple[frozenset[str], str]]] = {}
+    def _keys_by_word(self) -> dict[str, list[str]]:
+        """Each content word (:func:`_content_words`) → the normalized name keys (folded,
+        singular) holding it, in the tier's order: where :meth:`closest_name` and
+        :meth:`in_some_name` look. Keys only: the names behind them are read for the words a
+        phrase asks about, not for every word at once."""
+        keys_by_word: dict[str, list[str]] = {}
+        for key in self._tiers["normalized"]:
+            for word in set(key.split()) - _NOT_CONTENT:
+                keys_by_word.setdefault(word, []).append(key)
+        return keys_by_word
+
+    @cached_property
+    def _gene_like(self) -> np.ndarray:
+        """Per position, whether the entity is a gene or a protein (their names are symbols
+        and long names, not phrases in prose: no close name is one of theirs)."""
+        return np.isin(self._types, list(_GENE_TYPES))
+
+    def _names_with(self, word: str) -> Iterator[tuple[int, frozenset[str], str]]:
+        """(position, content words, name) of each name holding ``word`` of an entity that is
+        no gene or protein, key by key in the tier's order."""
         normalized = self._tiers["normalized"]
-        genes = np.isin(self._types, list(_GENE_TYPES))
-        for key in normalized:
+        for key in self._keys_by_word.get(word, ()):
             words = frozenset(key.split()) - _NOT_CONTENT
             for position, name in normalized.get(key):
-                if genes[position]:
-                    continue
-                content.setdefault(position, []).append((words, name))
-                for word in words:
-                    postings.setdefault(word, set()).add(position)
-        return postings, content
+                if not self._gene_like[position]:
+                    yield position, words, name
 
     def in_some_name(self, word: str) -> bool:
         """Whether some entity's name holds ``word`` (or it is a filler such as "of")."""
-        return _content_words(word) <= self._name_content[0].keys()
+        return all(self._in_a_name(w) for w in _content_words(word))
+
+    def _in_a_name(self, word: str) -> bool:
+        known = self._word_known.get(word)
+        if known is None:
+            known = self._word_known[word] = next(self._names_with(word), None) is not None
+        return known
 
     def closest_name(
         self, phrase: str, node_type: str, *, required: Collection[str], anchor: str = ""
@@ -294,20 +307,19 @@ class EntityIndex:
         fuzzy engine, and why "late-onset Pompe disease" is not "late-onset Parkinson
         disease". The best F1 wins, then the better connected entity; None when none is
         close (always for genes and proteins)."""
-        postings, content = self._name_content
         words = _content_words(phrase)
         anchored = _content_words(anchor) - _CLASS_WORDS
         wanted = {w for word in required for w in _content_words(word)}
-        candidates = [postings.get(word, set()) for word in wanted]
-        if not wanted or not words or not all(candidates):
+        if not wanted or not words or not all(self._in_a_name(word) for word in wanted):
             return None
         numbers = {w for w in words if _MEMBER_NUMBER.fullmatch(w)}
+        # a name holding every wanted word holds the one in fewest keys: only its names are read
+        rarest = min(sorted(wanted), key=lambda word: len(self._keys_by_word[word]))
         close = [
             (similarity, position, name)
-            for position in min(candidates, key=len)
+            for position, name_words, name in self._names_with(rarest)
             if self._types[position] == node_type
-            for name_words, name in content[position]
-            if wanted <= name_words
+            and wanted <= name_words
             and (not anchored or not anchored.isdisjoint(name_words))
             and not _leaves_out_a_part(name, words)
             and _holds_numbers(name_words, numbers)
