@@ -37,9 +37,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from kgrecall.kg import GraphStore, Node, atomic_write_bytes
 from kgrecall.tools.linkpred.base import (
@@ -48,6 +48,9 @@ from kgrecall.tools.linkpred.base import (
     LinkPredictorError,
     checked_weights,
 )
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is built: `kgrecall ground` needs none
+    import scipy.sparse as sp
 
 #: One step of a path: a relation, read backwards (tail → head) when the flag is set.
 Atom = tuple[str, bool]
@@ -460,6 +463,8 @@ def similar_name_pairs(nodes: Iterable[Node], k: int) -> list[tuple[str, str]]:
             columns.append(vocabulary.setdefault(word, len(vocabulary)))
     if not rows or k == 0:
         return []
+    import scipy.sparse as sp
+
     n = len(listed)
     counts = sp.csr_matrix(
         (np.ones(len(rows), dtype=np.float32), (rows, columns)), shape=(n, len(vocabulary))
@@ -501,6 +506,8 @@ def _symmetric_matrix(
 
 def _binary_matrix(rows: Sequence[int], columns: Sequence[int], n: int) -> sp.csr_matrix:
     """An ``n × n`` CSR matrix with 1 at each (row, column), duplicates counted once."""
+    import scipy.sparse as sp
+
     matrix = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, columns)), shape=(n, n))
     matrix.sum_duplicates()
     matrix.data[:] = 1.0
