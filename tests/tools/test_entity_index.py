@@ -435,6 +435,20 @@ def test_closest_name_holds_the_added_words_and_the_number() -> None:
     assert index.closest_name(coordinated, "disease", required=words).id == "D:PND"  # type: ignore[union-attr]
 
 
+def test_a_word_is_in_some_name_only_of_an_entity_that_is_no_gene() -> None:
+    store = numbered_family_store()
+    store.add_nodes([Node("G:KAL1", "gene", "ANOS1", synonyms=("anosmin 1",))])
+    index = EntityIndex(store)
+    assert index.in_some_name("nephropathy") and index.in_some_name("Deafness")
+    assert index.in_some_name("of")  # a filler is no content word: nothing to hold
+    assert not index.in_some_name("anosmin")  # a gene's name is no phrase in prose
+    assert not index.in_some_name("migraine")
+    # the one name holding both words is found whichever of them is rarer
+    found = index.closest_name("Kallmann spastic paraplegia", "disease", required=["Kallmann"])
+    assert found is not None and found.id == "D:KSS"
+    assert index.closest_name("anosmin paraplegia", "disease", required=["anosmin"]) is None
+
+
 def test_a_bare_eponym_names_its_disease_only_when_asked(index: EntityIndex) -> None:
     assert [e.id for e in index.lookup("Paget", bare_eponyms=True)] == ["D:PAGET"]
     assert [e.id for e in index.lookup("paget", bare_eponyms=True)] == ["D:PAGET"]  # chat
