@@ -237,6 +237,26 @@ def index_command(
     _write_indexes(workspace, kg, workspace.load(kg), only_missing=only_missing)
 
 
+@kg_app.command("tabulate")
+def tabulate_command(
+    kg: Annotated[str, typer.Argument(help="KG name.")] = DEMO_NAME,
+    model: Annotated[
+        str, typer.Option(help="The completion model queries use (as calibrated).")
+    ] = DEFAULT_MODEL,
+    home: HomeOption = None,
+) -> None:
+    """Precompute the completion model's projection from every single anchor (a 1p question,
+    the branches of an intersection, the first hop of a chain) into the KG's projection table,
+    so thorough and exhaustive asks read them instead of running the model. Asks fill the
+    table as they go; this fills all of it (about 15 minutes for the demo KG on 2 cores) and
+    resumes where it stopped. Rows are per KG version: a changed KG starts a new table."""
+    from kgrecall.agents import QueryService
+
+    service = QueryService(home, use_env_llm=False, model=model)
+    computed, stored = service.tabulate(kg)
+    typer.echo(f"{kg}: {computed} projections computed, {stored} already in the table")
+
+
 @kg_app.command("policy")
 def policy_command(
     kg: Annotated[str, typer.Option("--kg", help="KG name.")] = DEMO_NAME,

@@ -345,3 +345,22 @@ def test_train_loop_is_one_of_pykeens(isolated_home: Path) -> None:
     assert refused.returncode == 2 and "'bogus' is not one of 'auto', 'lcwa', 'slcwa'" in (
         " ".join(refused.stderr.replace("│", " ").split())
     )
+
+
+def test_tabulate_fills_the_projection_table_once(isolated_home: Path) -> None:
+    assert (
+        runner.invoke(app, ["kg", "import", str(DATA / "small.tsv"), "--name", "mine"]).exit_code
+        == 0
+    )
+    first = runner.invoke(app, ["kg", "tabulate", "mine"])
+    assert first.exit_code == 0, first.output
+    computed = int(first.output.split("mine: ")[1].split()[0])
+    # each relation both ways from every entity of its head / tail type: associated_with and
+    # has_phenotype from the one gene and their one tail each, interacts_with from 2 proteins
+    assert computed == 2 + 2 + 4
+    assert f"mine: {computed} projections computed, 0 already in the table" in first.output
+    again = runner.invoke(app, ["kg", "tabulate", "mine"])
+    assert f"mine: 0 projections computed, {computed} already in the table" in again.output
+    assert (isolated_home / "kgs" / "mine" / "indexes" / "projections.sqlite").is_file()
+    unknown = run_cli("kg", "tabulate", "nothing-here")
+    assert unknown.returncode != 0 and "no KG named 'nothing-here'" in unknown.stderr

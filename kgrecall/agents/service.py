@@ -41,6 +41,7 @@ from kgrecall.calibration import (
     CalibrationStore,
     Completeness,
     Conditioning,
+    GateConfig,
     Method,
     ReducedGraph,
     StaleCalibrations,
@@ -79,6 +80,12 @@ from kgrecall.tools.linkpred.registry import (
     refit,
     retrain_if_stale,
     ultra_member,
+)
+from kgrecall.tools.linkpred.table import (
+    PROJECTIONS_FILE,
+    ProjectionTable,
+    TabledCompletion,
+    tabulate,
 )
 from kgrecall.tools.name_tables import NameTables
 from kgrecall.tools.store_search import EntitySearch, IndexedStore, store_searches
@@ -500,17 +507,34 @@ class QueryService:
         assert self.query_log is not None
         return self.query_log.record(kg, version, query, answer)
 
-    def _predictor(self, kg: str, store: GraphStore) -> CompletionModel | None:
-        """The KG's completion model; None (with a warning) when the saved one was trained
-        on an earlier version of the KG — ingestion made it stale, and the recalibration job
-        retrains it first."""
+    def _predictor(self, kg: str, store: GraphStore) -> TabledCompletion | None:
+        """The KG's completion model, its single-anchor projections kept in the KG's
+        projection table (:mod:`kgrecall.tools.linkpred.table`); None (with a warning) when
+        the saved one was trained on an earlier version of the KG — ingestion made it stale,
+        and the recalibration job retrains it first."""
         try:
-            return load_predictor(self.workspace, kg, store, self.model)
+            model = load_predictor(self.workspace, kg, store, self.model)
         except LinkPredictorError as error:
             if not self.workspace.history(kg).entries():
                 raise
             log.warning("%s; serving %s without a completion model until retrained", error, kg)
             return None
+        if model is None:
+            return None
+        table = ProjectionTable(self.workspace.kg_dir(kg) / INDEX_FOLDER / PROJECTIONS_FILE)
+        # the retriever gates with the default configuration: rows keep what its gate keeps
+        return TabledCompletion(model, table, GateConfig().neural_min_probability)
+
+    def tabulate(self, kg: str = "demo", *, progress: bool = True) -> tuple[int, int]:
+        """Fill KG ``kg``'s projection table for every single-anchor input its relations'
+        type signatures allow; (projections computed now, stored before)."""
+        store = self.open_store(kg)
+        model = self._predictor(kg, store)
+        if model is None:
+            raise InvalidRequestError(
+                f"KG {kg!r} has no completion model {self.model!r} to tabulate (train it first)"
+            )
+        return tabulate(model.bind(store), store, progress=progress)
 
     def _stale_calibrations(self, kg: str, store: GraphStore) -> StaleCalibrations:
         """The earlier versions whose calibrations may stand in (none when the KG's ingestion
