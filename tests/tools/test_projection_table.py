@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kgrecall.calibration import ConformalGate, GateConfig, ScoredGraph
-from kgrecall.kg import Edge, GraphStore, NetworkXStore
+from kgrecall.kg import Edge, GraphStore, KGError, NetworkXStore
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools import TOPOLOGIES, sample_query
 from kgrecall.tools.linkpred import BoundCompletion, CompletionModel, RuleCompletion
@@ -154,6 +154,14 @@ def test_an_unusable_table_is_bypassed_with_a_warning(
             assert np.array_equal(bound.project(weights, "has_phenotype", inverse=False), expected)
     assert "projection table unusable" in caplog.text and str(path) in caplog.text
     assert bound.computed == 2
+
+
+def test_tabulating_into_an_unusable_table_says_which_file(tmp_path: Path) -> None:
+    path = tmp_path / "projections.sqlite"
+    path.write_bytes(b"not a database at all" * 100)
+    store = small_store()
+    with pytest.raises(KGError, match=r"projections\.sqlite: projection table unusable"):
+        tabulate(tabled(path, store), store, progress=False)
 
 
 def test_the_minimum_must_be_a_probability() -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from kgrecall.kg import GraphStore
+from kgrecall.kg import GraphStore, KGError
 from kgrecall.kg.signatures import relation_signatures
 from kgrecall.tools.linkpred.base import BoundCompletion, CompletionModel
 
@@ -154,12 +154,6 @@ class ProjectionTable:
             ).rowcount
             connection.commit()
         return int(removed)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
 
 
 class TabledCompletion(CompletionModel):
@@ -287,8 +281,15 @@ def anchors(store: GraphStore, bound: BoundCompletion) -> Iterator[tuple[str, bo
 
 def tabulate(bound: TabledBound, store: GraphStore, *, progress: bool = True) -> tuple[int, int]:
     """Store every single-anchor projection :func:`anchors` lists that the table lacks (a
-    progress bar on stderr when ``progress``); (computed now, stored before)."""
-    have = bound.table.stored(bound.key)
+    progress bar on stderr when ``progress``); (computed now, stored before). An unusable
+    table is an error here (asks bypass it)."""
+    try:
+        have = bound.table.stored(bound.key)
+    except sqlite3.Error as error:
+        raise KGError(
+            f"{bound.table.path}: projection table unusable ({error}); remove the file to start "
+            "anew"
+        ) from error
     todo = [
         (relation, inverse, position)
         for relation, inverse, position in anchors(store, bound)
