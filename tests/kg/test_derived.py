@@ -92,7 +92,7 @@ def test_a_damaged_file_is_derived_anew_with_a_warning(
     saved = derivation_path("senses", sources=[table], code=[code])
     saved.write_bytes(saved.read_bytes()[:20])
     derive = Counting(value)
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="kgrecall.kg.derived"):
         assert cached_derivation("senses", derive, sources=[table], code=[code]) == value
     assert derive.calls == 1
     assert "unreadable derivation" in caplog.text and str(saved) in caplog.text

@@ -146,7 +146,7 @@ def test_an_unusable_table_is_bypassed_with_a_warning(
     path = tmp_path / "projections.sqlite"
     path.write_bytes(b"not a database at all" * 100)
     store = small_store()
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.WARNING, logger="kgrecall.tools.linkpred.table"):
         bound = tabled(path, store)
         weights = one_hot(len(bound.entity_ids), 0)
         expected = Scripted().bind(store).project(weights, "has_phenotype", inverse=False)
