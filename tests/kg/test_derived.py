@@ -85,13 +85,15 @@ def test_other_names_are_left_alone(isolated_home: Path, table: Path, code: Path
 
 
 def test_a_damaged_file_is_derived_anew_with_a_warning(
-    table: Path, code: Path, caplog: pytest.LogCaptureFixture
+    table: Path, code: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     value = {"PD": ["Parkinson disease"] * 10}
     cached_derivation("senses", Counting(value), sources=[table], code=[code])
     saved = derivation_path("senses", sources=[table], code=[code])
     saved.write_bytes(saved.read_bytes()[:20])
     derive = Counting(value)
+    # a library's logging.config may have disabled loggers created before it ran
+    monkeypatch.setattr(logging.getLogger("kgrecall.kg.derived"), "disabled", False)
     with caplog.at_level(logging.WARNING, logger="kgrecall.kg.derived"):
         assert cached_derivation("senses", derive, sources=[table], code=[code]) == value
     assert derive.calls == 1

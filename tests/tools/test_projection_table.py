@@ -141,11 +141,13 @@ def test_rows_are_per_kg_version_and_other_versions_are_removed(tmp_path: Path) 
 
 
 def test_an_unusable_table_is_bypassed_with_a_warning(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "projections.sqlite"
     path.write_bytes(b"not a database at all" * 100)
     store = small_store()
+    # a library's logging.config may have disabled loggers created before it ran
+    monkeypatch.setattr(logging.getLogger("kgrecall.tools.linkpred.table"), "disabled", False)
     with caplog.at_level(logging.WARNING, logger="kgrecall.tools.linkpred.table"):
         bound = tabled(path, store)
         weights = one_hot(len(bound.entity_ids), 0)
