@@ -148,8 +148,14 @@ def load_predictor(
     workspace: Workspace, kg: str, store: GraphStore, model: str
 ) -> CompletionModel | None:
     """The completion model ``model`` of ``kg`` (the saved one, else zero-shot ULTRA for an
-    ULTRA name), or None for a KG embedding nobody trained."""
-    return load_completion_model(model, model_path(workspace, kg, model), store)
+    ULTRA name), or None for a KG embedding nobody trained. Rules mined from the KG (and
+    from its calibration graphs) are kept in its index folder for the next process."""
+    return load_completion_model(
+        model,
+        model_path(workspace, kg, model),
+        store,
+        cache_home=workspace.kg_dir(kg) / INDEX_FOLDER,
+    )
 
 
 def calibration_predictor(

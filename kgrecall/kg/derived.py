@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import pickle
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,10 +39,18 @@ T = TypeVar("T")
 
 
 def derivation_path(
-    name: str, *, sources: Sequence[Path], code: Sequence[Path], home: Path | None = None
+    name: str,
+    *,
+    sources: Sequence[Path],
+    code: Sequence[Path],
+    home: Path | None = None,
+    salt: Sequence[str] = (),
 ) -> Path:
-    """Where the derivation ``name`` of ``sources`` by ``code`` is cached."""
+    """Where the derivation ``name`` of ``sources`` by ``code`` is cached; ``salt``: more of
+    what the derivation depends on (a graph's content hash, its settings)."""
     digest = hashlib.sha256(_LAYOUT)
+    for part in salt:
+        digest.update(f"{part}\0".encode())
     for source in sources:
         status = source.stat()
         digest.update(f"{source.name}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
@@ -58,13 +67,21 @@ def cached_derivation(
     sources: Sequence[Path],
     code: Sequence[Path],
     home: Path | None = None,
+    salt: Sequence[str] = (),
+    keep: int = 1,
 ) -> T:
     """``derive()``, read from the workspace when this very derivation was saved there, else
-    derived and saved (atomically; older keys of ``name`` removed)."""
-    path = derivation_path(name, sources=sources, code=code, home=home)
+    derived and saved (atomically). Of the files of ``name``, the ``keep`` used last stay
+    (reading one counts as a use); older ones are removed when a new one is saved."""
+    if keep < 1:
+        raise ValueError(f"keep must be ≥ 1, got {keep}")
+    path = derivation_path(name, sources=sources, code=code, home=home, salt=salt)
     try:
         with path.open("rb") as handle:
-            return pickle.load(handle)  # type: ignore[no-any-return]
+            value: T = pickle.load(handle)
+        if keep > 1:
+            os.utime(path)  # the least recently used files go first
+        return value
     except FileNotFoundError:
         pass
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as error:
@@ -72,9 +89,10 @@ def cached_derivation(
     value = derive()
     try:
         atomic_write_bytes(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        for older in path.parent.glob(f"{name}-*.pickle"):
-            if older != path:
-                older.unlink(missing_ok=True)
+        others = [older for older in path.parent.glob(f"{name}-*.pickle") if older != path]
+        others.sort(key=lambda older: older.stat().st_mtime_ns, reverse=True)
+        for older in others[keep - 1 :]:
+            older.unlink(missing_ok=True)
     except OSError as error:
         log.info("%s: derivation not saved (%s)", path, error)
     return value

@@ -130,3 +130,32 @@ def _bundled(*tables: str) -> list[Path]:
     from kgrecall.kg.loaders import names
 
     return [getattr(names, f"bundled_{table}_path")() for table in tables]
+
+
+def test_a_salt_is_part_of_the_key(table: Path, code: Path) -> None:
+    plain = derivation_path("rules", sources=[table], code=[code])
+    salted = derivation_path("rules", sources=[table], code=[code], salt=("version-a",))
+    other = derivation_path("rules", sources=[table], code=[code], salt=("version-b",))
+    assert len({plain, salted, other}) == 3
+    assert salted == derivation_path("rules", sources=[table], code=[code], salt=("version-a",))
+
+
+def test_keep_holds_the_files_used_last(isolated_home: Path, table: Path, code: Path) -> None:
+    def derive(salt: str) -> object:
+        return cached_derivation(
+            "rules", Counting(salt), sources=[table], code=[code], salt=(salt,), keep=2
+        )
+
+    def path(salt: str) -> Path:
+        return derivation_path("rules", sources=[table], code=[code], salt=(salt,))
+
+    derive("a")
+    derive("b")
+    old = path("a").stat().st_mtime_ns
+    os.utime(path("a"), ns=(old - 10**10, old - 10**10))  # "a" used long before "b"
+    os.utime(path("b"), ns=(old - 10**9, old - 10**9))
+    assert derive("a") == "a"  # read back: now the one used last
+    derive("c")  # a third: the least recently used ("b") goes
+    assert path("a").is_file() and path("c").is_file() and not path("b").exists()
+    with pytest.raises(ValueError, match="keep must be"):
+        cached_derivation("rules", Counting(1), sources=[table], code=[code], keep=0)

@@ -331,3 +331,36 @@ def test_a_linked_entity_outside_the_graph_is_named() -> None:
         RuleBound(
             ENTITIES, TRIPLES, RuleSettings(), links={rules_module.SIMILAR_NAME: [("e0", "X9")]}
         )
+
+
+def test_mined_rules_are_kept_for_the_next_process_per_graph_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = small_store()
+    first = RuleCompletion(cache_home=tmp_path).bind(store)
+    cached = list((tmp_path / "derived").glob("rules-*.pickle"))
+    assert len(cached) == 1
+
+    def no_mining(*_: object, **__: object) -> None:
+        raise AssertionError("mined again although this graph's rules were kept")
+
+    with monkeypatch.context() as patched:  # a new model, as in the next process
+        patched.setattr(RuleBound, "_mine", no_mining)
+        again = RuleCompletion(cache_home=tmp_path).bind(store)
+    assert again is not first and again.rules == first.rules
+    assert again.entity_ids == first.entity_ids
+    weights = np.zeros(len(first.entity_ids))
+    weights[first.entity_ids.index("G2")] = 1.0
+    for relation in ("associated_with", "has_phenotype"):
+        assert np.array_equal(
+            again.project(weights, relation, inverse=False),
+            first.project(weights, relation, inverse=False),
+        )
+    # another version of the graph, or other settings, are mined anew (and kept beside)
+    store.add_edges([Edge("G3", "associated_with", "D1")])
+    changed = RuleCompletion(cache_home=tmp_path).bind(store)
+    assert changed.adjacency[("associated_with", False)].nnz == (
+        first.adjacency[("associated_with", False)].nnz + 1
+    )
+    RuleCompletion(RuleSettings(min_support=1), cache_home=tmp_path).bind(store)
+    assert len(list((tmp_path / "derived").glob("rules-*.pickle"))) == 3

@@ -99,27 +99,33 @@ def needs_training(name: str) -> bool:
     return canonical_name(name) in SUPPORTED_MODELS.values()
 
 
-def pretrained(name: str) -> CompletionModel:
+def pretrained(name: str, *, cache_home: Path | None = None) -> CompletionModel:
     """The untrained form of ``name``: zero-shot ULTRA from the checkpoint shipped in the
-    package, the rule miner, or their ensemble."""
+    package, the rule miner, or their ensemble (``cache_home``: where the rule miner keeps
+    what it mined, see :class:`RuleCompletion`)."""
     from kgrecall.tools.linkpred.ultra import UltraCompletion
 
     canonical = canonical_name(name)
     if canonical in ULTRA_MODELS:
         return UltraCompletion.from_pretrained(ULTRA_MODELS[canonical])
     if canonical in RULE_MODELS:
-        return RuleCompletion()
+        return RuleCompletion(cache_home=cache_home)
     if canonical in ENSEMBLES:
         members, combination = ENSEMBLES[canonical]
         return EnsembleCompletion(
-            [pretrained(m) for m, _ in members], [w for _, w in members], combination
+            [pretrained(m, cache_home=cache_home) for m, _ in members],
+            [w for _, w in members],
+            combination,
         )
     raise LinkPredictorError(f"{name!r} has no pretrained weights; train it (kgrecall train)")
 
 
-def load_completion_model(name: str, path: Path, store: GraphStore) -> CompletionModel | None:
+def load_completion_model(
+    name: str, path: Path, store: GraphStore, *, cache_home: Path | None = None
+) -> CompletionModel | None:
     """The model ``name`` for ``store``: the one saved at ``path`` (refused when trained on
-    another KG version), else its untrained form, else None (a KG embedding not trained)."""
+    another KG version), else its untrained form, else None (a KG embedding not trained);
+    ``cache_home`` as for :func:`pretrained`."""
     from kgrecall.tools.linkpred.predictor import LinkPredictor
     from kgrecall.tools.linkpred.ultra import UltraCompletion
 
@@ -136,12 +142,14 @@ def load_completion_model(name: str, path: Path, store: GraphStore) -> Completio
             )
         return tuned
     if canonical in RULE_MODELS:
-        return RuleCompletion.load(path) if path.is_file() else RuleCompletion()
+        if path.is_file():
+            return RuleCompletion.load(path, cache_home=cache_home)
+        return RuleCompletion(cache_home=cache_home)
     if canonical in ENSEMBLES:
         ((first, first_weight), *rest), combination = ENSEMBLES[canonical]
-        loaded = load_completion_model(first, path, store)
+        loaded = load_completion_model(first, path, store, cache_home=cache_home)
         assert loaded is not None  # ULTRA and rules always load
-        members = [loaded, *(pretrained(m) for m, _ in rest)]
+        members = [loaded, *(pretrained(m, cache_home=cache_home) for m, _ in rest)]
         return EnsembleCompletion(members, [first_weight, *(w for _, w in rest)], combination)
     return LinkPredictor.load(path, kg_version=store.version) if path.is_file() else None
 
@@ -155,7 +163,7 @@ def load_like(model: CompletionModel, path: Path, kg_version: str) -> Completion
     if isinstance(model, UltraCompletion):
         return UltraCompletion.load(path)
     if isinstance(model, RuleCompletion):
-        return RuleCompletion.load(path)
+        return RuleCompletion.load(path, cache_home=model.cache_home)
     if isinstance(model, EnsembleCompletion):
         first = load_like(model.members[0], path, kg_version)
         return model.with_members([first, *model.members[1:]])

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kgrecall.kg import GraphStore, Node, atomic_write_bytes
+from kgrecall.kg.derived import cached_derivation
 from kgrecall.tools.linkpred.base import (
     BoundCompletion,
     CompletionModel,
@@ -71,6 +72,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 _SIMILARITY_CHUNK = 512
 FORMAT = "kgrecall-rules"
 FORMAT_VERSION = 1
+#: Graphs whose mined rules a cache folder keeps: the served KG and a calibration's strata.
+MINED_GRAPHS_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -129,8 +132,14 @@ class RuleCompletion(CompletionModel):
 
     kg_version: str | None = None
 
-    def __init__(self, settings: RuleSettings | None = None) -> None:
+    def __init__(
+        self, settings: RuleSettings | None = None, *, cache_home: Path | None = None
+    ) -> None:
+        """``cache_home``: a folder whose ``derived/`` keeps the mined rules of the last
+        :data:`MINED_GRAPHS_KEPT` graph versions bound, for the next process (mining the demo
+        KG takes seconds, reading them back a fraction); None mines in every process."""
         self.settings = settings or RuleSettings()
+        self.cache_home = cache_home
         # Mined rules per graph, held as long as the graph and reused while its version is
         # unchanged: calibrating nine topologies on one reduced graph mines it once.
         self._bound: weakref.WeakKeyDictionary[GraphStore, tuple[str, RuleBound]] = (
@@ -159,6 +168,23 @@ class RuleCompletion(CompletionModel):
             cached = self._bound.get(store)
             if cached is not None and cached[0] == version:
                 return cached[1]
+        if self.cache_home is None:
+            bound = self._bind_anew(store)
+        else:
+            bound = cached_derivation(
+                "rules",
+                lambda: self._bind_anew(store),
+                sources=(),
+                code=(Path(__file__),),
+                home=self.cache_home,
+                salt=(self.identifier, version),
+                keep=MINED_GRAPHS_KEPT,
+            )
+        with self._lock:
+            self._bound[store] = (version, bound)
+        return bound
+
+    def _bind_anew(self, store: GraphStore) -> RuleBound:
         nodes = list(store.nodes())
         entity_ids = sorted(node.id for node in nodes)
         triples = [edge.triple for edge in store.edges()]
@@ -167,10 +193,7 @@ class RuleCompletion(CompletionModel):
             links[SHARED_IDENTIFIER] = shared_identifier_pairs(nodes)
         if self.settings.similar_names:
             links[SIMILAR_NAME] = similar_name_pairs(nodes, self.settings.similar_names)
-        bound = RuleBound(entity_ids, triples, self.settings, links=links)
-        with self._lock:
-            self._bound[store] = (version, bound)
-        return bound
+        return RuleBound(entity_ids, triples, self.settings, links=links)
 
     def save(self, path: str | Path) -> Path:
         """Write the settings (the model has no weights) atomically as JSON."""
@@ -180,7 +203,7 @@ class RuleCompletion(CompletionModel):
         return target
 
     @classmethod
-    def load(cls, path: str | Path) -> RuleCompletion:
+    def load(cls, path: str | Path, *, cache_home: Path | None = None) -> RuleCompletion:
         """Read a file written by :meth:`save`; any other content is refused by name."""
         source = Path(path)
         try:
@@ -195,7 +218,7 @@ class RuleCompletion(CompletionModel):
             raise LinkPredictorError(f"{source}: unsupported rule model format_version")
         payload.pop("format")
         try:
-            return cls(RuleSettings(**payload))
+            return cls(RuleSettings(**payload), cache_home=cache_home)
         except TypeError as error:
             raise LinkPredictorError(f"{source}: invalid rule settings ({error})") from None
 
