@@ -50,7 +50,7 @@ import copy
 import dataclasses
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -1031,8 +1031,10 @@ class OfflinePlanner:
                             guessed=tag.fuzzy)  # fmt: skip
         self.anchors.append(anchor)
         node = self._project_node(relation, EntityQuery(id=anchor.id), anchor.type, answer_type)
-        if not self._grouping(tag, anchor) or execute_sets(self.store, node)[0]:
+        if execute_sets(self.store, node)[0]:
             return node
+        if not self._grouping(tag, anchor):
+            return self._answered_reading(relation, tag, anchor, answer_type) or node
         # "genes implicated in the progressive myoclonus epilepsies": a grouping term the KG
         # annotates only through its members stands for its direct subtypes
         self.relations.pop()
@@ -1048,6 +1050,96 @@ class OfflinePlanner:
             RelationLink(phrase=tag.text, relation="subclass_of", inverse=True, method="signature")
         )
         return self._project_node(relation, members, anchor.type, answer_type)
+
+    def _answered_reading(
+        self, relation: _Relation, tag: chart.Tag, anchor: AnchorLink, answer_type: str | None
+    ) -> QueryNode | None:
+        """ "Genes linked to dystonia": when the KG holds no answer from the entity a mention
+        was linked to (MONDO's dystonic disorder has no genes, nor have its direct subtypes),
+        the mention's other reading by name, of another type, that it does answer from (HPO's
+        Dystonia: the genes of the diseases with that phenotype, as "genes associated with
+        chorea" reads), said in the readings. Only for a wording that says no more than that
+        the two are associated; None when no such reading answers."""
+        worded = RELATIONS.get(relation.name)
+        if tag.fuzzy or (relation.name and not (worded and worded.generic)):
+            return None
+        if anchor.type == "disease" and "subclass_of" in self.signatures:
+            members = ProjectQuery(
+                relation="subclass_of", inverse=True, input=EntityQuery(id=anchor.id)
+            )
+            linked = len(self.relations)
+            try:
+                widened = self._project_node(relation, members, anchor.type, answer_type)
+            except PlanningError:
+                widened = None
+            del self.relations[linked:]  # only tried
+            if widened is not None and execute_sets(self.store, widened)[0]:
+                return None  # its subtypes answer: so read by _through_subtypes
+        linked = len(self.relations)
+        for entity in tag.entities:
+            if entity.type == anchor.type or entity.match == "fuzzy":
+                continue
+            for node in self._readings_from(relation, entity, answer_type):
+                if execute_sets(self.store, node)[0]:
+                    del self.relations[linked - 1 : linked]  # the first reading's relation
+                    self.anchors[-1] = AnchorLink(
+                        mention=anchor.mention, id=entity.id, name=entity.name,
+                        type=entity.type, score=round(entity.score, 4),
+                        alternatives=[{"id": anchor.id, "name": anchor.name,
+                                       "score": anchor.score}],
+                    )  # fmt: skip
+                    self.readings.append(
+                        f"read {tag.text!r} as the {entity.type} {entity.name} ({entity.id}): "
+                        f"the KG holds no answer from the {anchor.type} {anchor.name} "
+                        f"({anchor.id})"
+                    )
+                    return node
+                del self.relations[linked:]
+        return None
+
+    def _readings_from(
+        self, relation: _Relation, entity: LinkedEntity, answer_type: str | None
+    ) -> Iterator[QueryNode]:
+        """Queries from ``entity`` to answers of ``answer_type`` by ``relation``'s wording:
+        one hop when a relation joins the two types and its answers are of that type only,
+        else the worded relation from each type it joins to the answers, reached from the
+        entity by the one relation joining them (each relation recorded as it is read)."""
+        start = EntityQuery(id=entity.id)
+        with contextlib.suppress(PlanningError):
+            node = self._project_node(relation, start, entity.type, answer_type)
+            if self._reaches_only(node, answer_type):
+                yield node
+            else:
+                del self.relations[-1]
+        middles = sorted(
+            {
+                other
+                for head, tail in self.signatures.get(relation.name, set())
+                for side, other in ((head, tail), (tail, head))
+                if side == answer_type and other not in (answer_type, entity.type)
+            }
+        )
+        for middle in middles:
+            linked = len(self.relations)
+            bare = _Relation("", None, relation.phrase, "signature", relation.score)
+            try:
+                inner = self._project_node(bare, start, entity.type, middle)
+                node = self._project_node(relation, inner, middle, answer_type)
+            except PlanningError:
+                del self.relations[linked:]
+                continue
+            if self._reaches_only(node, answer_type):
+                yield node
+            else:
+                del self.relations[linked:]
+
+    def _reaches_only(self, node: QueryNode, answer_type: str | None) -> bool:
+        """Whether every answer of ``node``'s last hop is of ``answer_type`` (has_phenotype
+        read backwards reaches genes and diseases: no answer to "which genes")."""
+        if answer_type is None or not isinstance(node, ProjectQuery):
+            return True
+        pairs = self.signatures.get(node.relation, set())
+        return {head if node.inverse else tail for head, tail in pairs} == {answer_type}
 
     def _grouping(self, tag: chart.Tag, anchor: AnchorLink) -> bool:
         """Whether a mention names a category in the plural ("the progressive myoclonus
@@ -1168,10 +1260,11 @@ class OfflinePlanner:
         """The node type a query's answers have, when the KG's signatures fix it."""
 
         def project(hop: ProjectQuery, given: str | None) -> str | None:
+            # from answers of several types (None), whatever the hop reaches from any
             reached = {
                 (head if hop.inverse else tail)
                 for head, tail in self.signatures.get(hop.relation, set())
-                if (tail if hop.inverse else head) == given
+                if given is None or (tail if hop.inverse else head) == given
             }
             return reached.pop() if len(reached) == 1 else None
 

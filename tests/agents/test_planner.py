@@ -889,6 +889,33 @@ def test_a_disease_group_without_edges_of_its_own_is_read_through_its_subtypes(
     assert not any("of its own" in note for note in plan.notes)
 
 
+
+def test_a_name_the_kg_answers_nothing_from_is_read_as_its_other_entity(
+    service: QueryService,
+) -> None:
+    planner = service.resources("demo").planner
+    # "dystonia" names MONDO's dystonic disorder (no genes, nor have its direct subtypes)
+    # and HPO's Dystonia: the genes of the diseases with that phenotype, said in a note
+    for question in ("list all genes linked to dystonia", "genes associated with dystonia"):
+        plan = planner.plan(question)
+        assert plan.query.model_dump() == project(
+            "associated_with", project("has_phenotype", entity(DYSTONIA), True), True
+        )
+        assert plan.answer_type == "gene"
+        assert [a.id for a in plan.anchors] == [DYSTONIA]
+        assert plan.anchors[0].alternatives[0]["id"] == "MONDO:0003441"
+        assert any(
+            "the KG holds no answer from the disease dystonic disorder" in n for n in plan.notes
+        )
+    # a wording that says which relation is meant is not re-read ("subtypes of dystonia")
+    plan = planner.plan("Which diseases are subtypes of dystonia?")
+    assert "MONDO:0003441" in [a.id for a in plan.anchors]
+    assert not any("holds no answer" in note for note in plan.notes)
+    # a group whose direct subtypes answer keeps its reading (through the subtypes)
+    plan = planner.plan("Which genes are linked to pure hereditary spastic paraplegia?")
+    assert not any("holds no answer" in note for note in plan.notes)
+
+
 DRAVET, MUSK = "ORPHA:33069", "uniprot:O15146"
 
 
