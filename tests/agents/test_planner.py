@@ -889,7 +889,6 @@ def test_a_disease_group_without_edges_of_its_own_is_read_through_its_subtypes(
     assert not any("of its own" in note for note in plan.notes)
 
 
-
 def test_a_name_the_kg_answers_nothing_from_is_read_as_its_other_entity(
     service: QueryService,
 ) -> None:
