@@ -81,7 +81,7 @@ def test_the_command_line_and_grounding_load_light() -> None:
     code = (
         "import sys, kgrecall.cli, kgrecall.grounding.validator; "
         "print(sorted(m for m in ('torch', 'langchain_core', 'neo4j', 'bioregistry', "
-        "'sentence_transformers') if m in sys.modules))"
+        "'sentence_transformers', 'kgrecall.tools.minilm') if m in sys.modules))"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True

