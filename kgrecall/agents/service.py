@@ -340,7 +340,7 @@ def _searches(kg: str, store: GraphStore, folder: Path) -> tuple[EntitySearch, E
         fulltext, vector = store_searches(store)
         build = f"push it with its vectors: `kgrecall kg index {kg}`, then `kgrecall kg push-neo4j`"
     else:
-        fulltext = FulltextIndex(store)
+        fulltext = FulltextIndex(store, cache_home=folder)
         vector = VectorIndex.saved(store, folder)  # built when the KG is written, not here
         build = f"build it with `kgrecall kg index {kg}`"
     if vector is None:

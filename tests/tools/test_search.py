@@ -54,6 +54,35 @@ def test_fulltext_finds_symbols_names_and_ids(demo: NetworkXStore) -> None:
         index.search("SNCA", k=0)
 
 
+def test_a_built_fulltext_index_is_kept_for_the_next_process_per_kg_version(
+    terms: NetworkXStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgrecall.tools import fulltext as fulltext_module
+
+    first = FulltextIndex(terms, cache_home=tmp_path)
+    queries = ["tremor", "autophagy of mitochondrion", "GO:0006914", "resting"]
+    expected = [first.search(q, k=5) for q in queries]
+    assert len(list((tmp_path / "derived").glob("fulltext-*.pickle"))) == 1
+
+    def no_build(_: object) -> None:
+        raise AssertionError("built again although this version's index was kept")
+
+    with monkeypatch.context() as patched:  # a new index, as in the next process
+        patched.setattr(fulltext_module, "_build", no_build)
+        again = FulltextIndex(terms, cache_home=tmp_path)
+        assert [again.search(q, k=5) for q in queries] == expected
+        assert again.search("tremor", k=3, node_types=["go_term"]) == first.search(
+            "tremor", k=3, node_types=["go_term"]
+        )
+    # another version of the KG is indexed anew
+    changed = copy.deepcopy(terms)
+    changed.add_nodes([Node("HP:9999999", "phenotype", "Quivering of the eyelids")])
+    assert FulltextIndex(changed, cache_home=tmp_path).search("quivering", k=1)[0].id == (
+        "HP:9999999"
+    )
+    assert len(list((tmp_path / "derived").glob("fulltext-*.pickle"))) == 2
+
+
 def test_vector_search_matches_meaning(terms: NetworkXStore, tmp_path: Path) -> None:
     index = VectorIndex.for_store(terms, tmp_path, progress=False)
     assert index.search("tremor at rest", k=1)[0].id == "HP:0002322"  # Resting tremor
