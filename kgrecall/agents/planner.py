@@ -93,6 +93,10 @@ if TYPE_CHECKING:
 AMBIGUITY_MARGIN = 0.05
 #: Verbs that name a relation only by default ("which phenotypes do X have"): when its types
 #: do not fit, the one relation joining the types is meant.
+#: How many subclass levels below a disease group its answers are looked for when neither
+#: the group nor its direct subtypes have any (MONDO puts genes two to four levels down:
+#: "epilepsy", "dementia", "peripheral neuropathy").
+SUBTYPE_LEVELS = 4
 _GENERIC_VERBS = frozenset(
     {"have", "has", "having", "show", "shows", "showing", "carry", "carries", "carrying"}
 )
@@ -844,7 +848,9 @@ class OfflinePlanner:
     def _through_subtypes(self, tree: QueryNode, notes: list[str]) -> QueryNode:
         """``tree`` with each hop from a disease group that has no such edge of its own
         taken from the group's direct subtypes instead ("the genes of pure HSP": MONDO's
-        grouping classes hold no genes, their subtypes do), each said in ``notes``."""
+        grouping classes hold no genes, their subtypes do) — or, when those have none
+        either, from its subtypes down to :data:`SUBTYPE_LEVELS` levels ("genes linked to
+        epilepsy": the genes sit two and more levels down) — each said in ``notes``."""
         if isinstance(tree, ProjectQuery):
             start = tree.input
             if (
@@ -855,13 +861,25 @@ class OfflinePlanner:
                 and self.store.get_node(start.id).type == "disease"
                 and not execute_sets(self.store, tree)[0]
             ):
+                name = self.store.get_node(start.id).name
                 subtypes = ProjectQuery(relation="subclass_of", inverse=True, input=start)
                 widened = tree.model_copy(update={"input": subtypes})
                 if execute_sets(self.store, widened)[0]:
-                    name = self.store.get_node(start.id).name
                     notes.append(
                         f"{name} ({start.id}) has no {tree.relation} edges of its own: read "
                         "as those of its direct subtypes"
+                    )
+                    return widened
+                levels: list[QueryNode] = [subtypes]
+                while len(levels) < SUBTYPE_LEVELS:
+                    levels.append(ProjectQuery(relation="subclass_of", inverse=True,
+                                               input=levels[-1]))  # fmt: skip
+                widened = tree.model_copy(update={"input": UnionQuery(inputs=levels)})
+                if execute_sets(self.store, widened)[0]:
+                    notes.append(
+                        f"{name} ({start.id}) has no {tree.relation} edges of its own, nor "
+                        f"have its direct subtypes: read as those of its subtypes down to "
+                        f"{SUBTYPE_LEVELS} levels (an uncalibrated shape: answered by retrieval)"
                     )
                     return widened
             return tree.model_copy(update={"input": self._through_subtypes(start, notes)})

@@ -13,7 +13,6 @@ The test suite checks its vectors against sentence-transformers' on the same tex
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -77,11 +76,16 @@ class MiniLM:
         progress bar on stderr when ``progress``."""
         if batch_size < 1:
             raise KGError(f"batch_size must be at least 1, got {batch_size}")
-        rows = [np.zeros((0, self.hidden), dtype=np.float32)]
+        vectors = np.zeros((len(texts), self.hidden), dtype=np.float32)
+        # longest first, as sentence-transformers batches: a batch is padded to its longest
+        # text, and attention costs the square of that
+        lengths = [sum(e.attention_mask) for e in self.tokenizer.encode_batch(list(texts))]
+        order = np.argsort([-length for length in lengths], kind="stable")
         starts = range(0, len(texts), batch_size)
         for start in tqdm(starts, desc="embedding", unit="batch", disable=not progress):
-            rows.append(self._batch(list(texts[start : start + batch_size])))
-        return np.concatenate(rows)
+            chosen = order[start : start + batch_size]
+            vectors[chosen] = self._batch([texts[i] for i in chosen])
+        return vectors
 
     def _batch(self, texts: list[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts)
@@ -114,9 +118,12 @@ class MiniLM:
             projected = self._linear(x, prefix + name)
             return projected.view(batch, length, self.heads, size).transpose(1, 2)
 
-        scores = heads("attention.self.query") @ heads("attention.self.key").transpose(-1, -2)
-        attention = torch.softmax(scores / math.sqrt(size) + blocked, dim=-1)
-        context = (attention @ heads("attention.self.value")).transpose(1, 2)
+        context = functional.scaled_dot_product_attention(
+            heads("attention.self.query"),
+            heads("attention.self.key"),
+            heads("attention.self.value"),
+            attn_mask=blocked,
+        ).transpose(1, 2)
         context = context.reshape(batch, length, self.hidden)
         x = self._norm(
             self._linear(context, prefix + "attention.output.dense") + x,

@@ -889,6 +889,31 @@ def test_a_disease_group_without_edges_of_its_own_is_read_through_its_subtypes(
     assert not any("of its own" in note for note in plan.notes)
 
 
+def test_a_group_whose_answers_sit_deeper_is_read_through_its_subtypes_down_to_four_levels(
+    service: QueryService,
+) -> None:
+    from kgrecall.agents.planner import SUBTYPE_LEVELS
+    from kgrecall.tools.query import UnionQuery
+
+    resources = service.resources("demo")
+    # MONDO's epilepsy holds no genes, nor do its seven direct subtypes: the genes sit two to
+    # four levels down ("epilepsy syndrome" → … → a numbered syndrome → its gene)
+    plan = resources.planner.plan("genes associated with epilepsy")
+    levels = plan.query.input
+    assert isinstance(levels, UnionQuery) and len(levels.inputs) == SUBTYPE_LEVELS
+    chain = levels.inputs[-1]
+    for _ in range(SUBTYPE_LEVELS):
+        assert chain.relation == "subclass_of" and chain.inverse
+        chain = chain.input
+    assert chain.model_dump() == entity("MONDO:0005027")
+    assert any("nor have its direct subtypes" in note for note in plan.notes)
+    answers = service.query(plan.query, kg="demo", level="fast", max_results=None).answers
+    assert "NCBIGene:9839" in {a.id for a in answers}  # ZEB2, of Mowat-Wilson syndrome
+    # a group with genes among its direct subtypes stays one level down
+    plan = resources.planner.plan("Which genes are linked to pure hereditary spastic paraplegia?")
+    assert plan.query.input.model_dump() == project("subclass_of", entity("MONDO:0015149"), True)
+
+
 def test_a_name_the_kg_answers_nothing_from_is_read_as_its_other_entity(
     service: QueryService,
 ) -> None:
