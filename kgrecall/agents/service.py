@@ -149,12 +149,10 @@ def load_predictor(
 ) -> CompletionModel | None:
     """The completion model ``model`` of ``kg`` (the saved one, else zero-shot ULTRA for an
     ULTRA name), or None for a KG embedding nobody trained. Rules mined from the KG (and
-    from its calibration graphs) are kept in its index folder for the next process."""
+    from its calibration graphs) are kept in the workspace's ``derived/`` cache for the next
+    process (never next to the KG: a query writes nothing there)."""
     return load_completion_model(
-        model,
-        model_path(workspace, kg, model),
-        store,
-        cache_home=workspace.kg_dir(kg) / INDEX_FOLDER,
+        model, model_path(workspace, kg, model), store, cache_home=workspace.home
     )
 
 
@@ -331,16 +329,19 @@ class KGResources:
             self.index.vector.warm()
 
 
-def _searches(kg: str, store: GraphStore, folder: Path) -> tuple[EntitySearch, EntitySearch | None]:
+def _searches(
+    kg: str, store: GraphStore, folder: Path, cache_home: Path
+) -> tuple[EntitySearch, EntitySearch | None]:
     """Where the KG lives, its search lives: a KG held in Neo4j is searched by the database's
-    fulltext and vector indexes, an embedded one by BM25 here and the vectors saved with it."""
+    fulltext and vector indexes, an embedded one by BM25 here (its built tables cached under
+    ``cache_home``'s ``derived/``) and the vectors saved with it in ``folder``."""
     fulltext: EntitySearch
     vector: EntitySearch | None
     if isinstance(store, IndexedStore):
         fulltext, vector = store_searches(store)
         build = f"push it with its vectors: `kgrecall kg index {kg}`, then `kgrecall kg push-neo4j`"
     else:
-        fulltext = FulltextIndex(store, cache_home=folder)
+        fulltext = FulltextIndex(store, cache_home=cache_home)
         vector = VectorIndex.saved(store, folder)  # built when the KG is written, not here
         build = f"build it with `kgrecall kg index {kg}`"
     if vector is None:
@@ -493,7 +494,7 @@ class QueryService:
     def _build_resources(self, kg: str) -> KGResources:
         store = self.open_store(kg)
         folder = self.workspace.kg_dir(kg) / INDEX_FOLDER
-        fulltext, vector = _searches(kg, store, folder)
+        fulltext, vector = _searches(kg, store, folder, self.workspace.home)
         # one entity index per KG version, shared by the planner and the grounding NER
         tables = NameTables.for_store(store, folder)
         index = EntityIndex(store, fulltext, vector, tables=tables)

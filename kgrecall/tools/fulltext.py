@@ -29,6 +29,8 @@ from kgrecall.kg.derived import cached_derivation
 from kgrecall.tools.names import GREEK
 from kgrecall.tools.results import Candidate, Evidence
 
+#: KG versions whose built index the cache keeps (several KGs may be served from one home).
+VERSIONS_KEPT = 4
 _TOKEN = re.compile(r"[a-z0-9](?:[a-z0-9_.:/'+-]*[a-z0-9+])?")
 _PARTS = re.compile(r"[:_./'-]+")
 STOPWORDS = frozenset(
@@ -54,10 +56,11 @@ def tokenize(text: str) -> list[str]:
 
 
 class FulltextIndex:
-    """BM25 over one KG version's entities; with ``cache_home`` (the KG's index folder) the
-    built index is kept there for the next process (``derived/fulltext-KEY.pickle``, KEY
-    hashing the KG version and this module: building takes 1.4 s on the demo KG, reading it
-    back 0.1 s)."""
+    """BM25 over one KG version's entities; with ``cache_home`` (the service passes its
+    workspace) the built index is kept under it for the next process
+    (``derived/fulltext-KEY.pickle``, KEY hashing the KG version and this module; the last
+    :data:`VERSIONS_KEPT` versions kept): building takes 1.4 s on the demo KG, reading it back
+    0.1 s."""
 
     def __init__(self, store: GraphStore, *, cache_home: Path | None = None) -> None:
         self.version = store.version
@@ -84,7 +87,7 @@ class FulltextIndex:
                     code=(Path(__file__),),
                     home=self._cache_home,
                     salt=(self.version,),
-                    keep=2,
+                    keep=VERSIONS_KEPT,
                 )
             self._ids, self._names, self._types = built.ids, built.names, built.types
             self._retriever, self._vocabulary, self._exact = (

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from kgrecall.agents import QueryService
 from kgrecall.cli import app
 from kgrecall.kg import Workspace
+from kgrecall.kg.derived import DERIVED_DIR
 from kgrecall.kg.errors import KGNotFoundError
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools.kg_indexes import INDEX_FOLDER, missing_indexes, write_indexes
@@ -55,7 +56,8 @@ def test_a_query_never_builds_or_writes_an_index(
     nations_home: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A KG saved without indexes is served at once: names folded in memory, no vector search
-    (said in the log with the command that builds it), nothing written next to the KG."""
+    (said in the log with the command that builds it), nothing written next to the KG (what a
+    process derives — the BM25 tables — goes to the workspace's ``derived/`` cache only)."""
     # a library's logging.config may have disabled loggers created before it ran
     monkeypatch.setattr(logging.getLogger("kgrecall.agents.service"), "disabled", False)
     before = files_under(nations_home)
@@ -68,7 +70,9 @@ def test_a_query_never_builds_or_writes_an_index(
     tree = {"op": "project", "relation": edge.relation, "input": {"op": "entity", "id": edge.head}}
     assert edge.tail in {a.id for a in service.query(tree, kg="nations").answers}
     assert service.search("usa", kg="nations").hits[0].id.lower().endswith("usa")
-    assert files_under(nations_home) == before
+    after = files_under(nations_home)
+    assert {p: t for p, t in after.items() if p.parts[0] != DERIVED_DIR} == before
+    assert [p.name.split("-")[0] for p in after if p not in before] == ["fulltext"]
 
 
 def test_kg_index_command_writes_the_indexes_the_service_then_loads(nations_home: Path) -> None:

@@ -72,7 +72,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _SIMILARITY_CHUNK = 512
 FORMAT = "kgrecall-rules"
 FORMAT_VERSION = 1
-#: Graphs whose mined rules a cache folder keeps: the served KG and a calibration's strata.
+#: Graphs whose mined rules a cache folder keeps: served KGs and a calibration's strata.
 MINED_GRAPHS_KEPT = 8
 
 
@@ -135,9 +135,10 @@ class RuleCompletion(CompletionModel):
     def __init__(
         self, settings: RuleSettings | None = None, *, cache_home: Path | None = None
     ) -> None:
-        """``cache_home``: a folder whose ``derived/`` keeps the mined rules of the last
-        :data:`MINED_GRAPHS_KEPT` graph versions bound, for the next process (mining the demo
-        KG takes seconds, reading them back a fraction); None mines in every process."""
+        """``cache_home``: a folder (the service passes its workspace) whose ``derived/`` keeps
+        the mined rules of the last :data:`MINED_GRAPHS_KEPT` graph versions bound, for the
+        next process (mining the demo KG takes seconds, reading them back a fraction); None
+        mines in every process."""
         self.settings = settings or RuleSettings()
         self.cache_home = cache_home
         # Mined rules per graph, held as long as the graph and reused while its version is
