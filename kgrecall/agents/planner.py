@@ -91,12 +91,12 @@ if TYPE_CHECKING:
 
 #: An anchor whose runner-up links within this margin is reported as ambiguous.
 AMBIGUITY_MARGIN = 0.05
-#: Verbs that name a relation only by default ("which phenotypes do X have"): when its types
-#: do not fit, the one relation joining the types is meant.
 #: How many subclass levels below a disease group its answers are looked for when neither
 #: the group nor its direct subtypes have any (MONDO puts genes two to four levels down:
 #: "epilepsy", "dementia", "peripheral neuropathy").
 SUBTYPE_LEVELS = 4
+#: Verbs that name a relation only by default ("which phenotypes do X have"): when its types
+#: do not fit, the one relation joining the types is meant.
 _GENERIC_VERBS = frozenset(
     {"have", "has", "having", "show", "shows", "showing", "carry", "carries", "carrying"}
 )
