@@ -5,8 +5,9 @@ Why: importing sentence-transformers (with transformers and scikit-learn) takes 
 model itself 0.4 s; a command that embeds one mention ("what genes cause phenotypes like
 chorea?": a fuzzy entity lookup) paid that on every run. This module needs torch, the
 ``tokenizers`` library (the model's own ``tokenizer.json``) and ``safetensors``. The weights
-are read strictly: every tensor of the encoder present with its shape, nothing unknown
-(``pooler.*`` and the ``position_ids`` buffer, which sentence embeddings do not use, aside).
+are read strictly: every tensor of the encoder present, nothing unknown (``pooler.*`` and the
+``position_ids`` buffer, which sentence embeddings do not use, aside), and shapes that fit
+one another (a short text is encoded at load).
 The test suite checks its vectors against sentence-transformers' on the same texts.
 """
 
@@ -67,6 +68,10 @@ class MiniLM:
         self.weights = _checked(weights, self.layers, folder)
         self.tokenizer.enable_truncation(int(sentence["max_seq_length"]))
         self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id", 0)))
+        try:
+            self.encode(["shape check"])
+        except RuntimeError as error:  # torch: tensors whose shapes do not fit together
+            raise KGError(f"{folder}: weights of mismatched shapes ({error})") from None
 
     @torch.inference_mode()
     def encode(

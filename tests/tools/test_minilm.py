@@ -62,6 +62,13 @@ def test_weights_that_do_not_fit_are_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(KGError, match=r"missing: encoder\.layer\.3\.output\.dense\.bias.*"
                                       r"unknown: encoder\.layer\.6"):  # fmt: skip
         MiniLM(folder)
+    del weights["encoder.layer.6.output.dense.bias"]
+    weights["encoder.layer.3.output.dense.bias"] = weights["embeddings.LayerNorm.bias"][
+        :100
+    ].clone()
+    save_file(weights, str(folder / "model.safetensors"))
+    with pytest.raises(KGError, match="weights of mismatched shapes"):
+        MiniLM(folder)
     (folder / "tokenizer.json").write_text("not a tokenizer")
     with pytest.raises(KGError, match="not a readable sentence-transformers model"):
         MiniLM(folder)
