@@ -515,7 +515,7 @@ class QueryService:
         return self.query_log.record(kg, version, query, answer)
 
     def _predictor(self, kg: str, store: GraphStore) -> TabledCompletion | None:
-        """The KG's completion model, its single-anchor projections kept in the KG's
+        """The KG's completion model, its projections kept in the KG's
         projection table (:mod:`kgrecall.tools.linkpred.table`); None (with a warning) when
         the saved one was trained on an earlier version of the KG — ingestion made it stale,
         and the recalibration job retrains it first."""

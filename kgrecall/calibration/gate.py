@@ -55,7 +55,7 @@ from typing import Literal
 
 import numpy as np
 
-from kgrecall.kg import Edge, GraphStore, KGError, relation_signatures
+from kgrecall.kg import GraphStore, KGError, relation_signatures
 from kgrecall.kg.deadline import check_deadline
 from kgrecall.tools import (
     Candidate,
@@ -108,7 +108,11 @@ class GateConfig:
 
     def exact_score(self, confidence: float) -> float:
         """A retrieved edge on the unified scale."""
-        return self.routing_threshold + (1.0 - self.routing_threshold) * confidence
+        return float(self.exact_scores(np.asarray(confidence)))
+
+    def exact_scores(self, confidences: np.ndarray) -> np.ndarray:
+        """Retrieved edges on the unified scale: ``δ + (1 − δ)·confidence``."""
+        return np.asarray(self.routing_threshold + (1.0 - self.routing_threshold) * confidences)
 
     def neural_scores(self, probabilities: np.ndarray, known_answers: int = 0) -> np.ndarray:
         """Predictions on the unified scale: ``δ·p / (1 + k)^w`` for a hop that retrieves
@@ -139,6 +143,89 @@ class HopReport:
     note: str | None = None
 
 
+# -- one relation's edges as arrays -------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Adjacency:
+    """One relation's edges in one direction, grouped by source position (CSR): row ``i``
+    holds the edges leaving entity ``i`` (entering it for an inverse hop), ordered by the
+    other end's id as :meth:`GraphStore.hop_edges` orders them."""
+
+    relation: str
+    inverse: bool
+    indptr: np.ndarray
+    targets: np.ndarray
+    confidences: np.ndarray
+    #: per entry, its edge's provenance as a position in ``sources``
+    source_codes: np.ndarray
+    sources: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def empty(cls, relation: str, inverse: bool, n_entities: int) -> _Adjacency:
+        """A relation the store declares but holds no edge of."""
+        none = np.zeros(0, dtype=np.int64)
+        return cls(
+            relation, inverse, np.zeros(n_entities + 1, dtype=np.int64), none,
+            np.zeros(0, dtype=np.float64), none, (),
+        )  # fmt: skip
+
+    def hop(self, inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(source position, entry) of every edge leaving ``inputs`` (ascending positions),
+        grouped by input in the order given."""
+        starts = self.indptr[inputs]
+        counts = self.indptr[inputs + 1] - starts
+        offsets = np.cumsum(counts) - counts
+        entries = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - offsets, counts)
+        return np.repeat(inputs, counts), entries
+
+    def triple(self, entry: int, source: int, entity_ids: list[str]) -> EvidenceTriple:
+        """The evidence triple of ``entry`` (an edge leaving ``source``)."""
+        head, tail = entity_ids[source], entity_ids[int(self.targets[entry])]
+        if self.inverse:
+            head, tail = tail, head
+        return EvidenceTriple.model_construct(
+            head=head,
+            relation=self.relation,
+            tail=tail,
+            sources=list(self.sources[int(self.source_codes[entry])]),
+            confidence=float(self.confidences[entry]),
+        )
+
+
+def _adjacencies(
+    store: GraphStore, position: Mapping[str, int]
+) -> dict[tuple[str, bool], _Adjacency]:
+    """Every relation's edges, both directions, as arrays: one pass over the store, so a
+    hop over hundreds of fuzzy inputs is a gather, not a call per entity."""
+    heads: dict[str, list[int]] = {}
+    tails: dict[str, list[int]] = {}
+    confidences: dict[str, list[float]] = {}
+    codes: dict[str, list[int]] = {}
+    provenance: dict[tuple[str, ...], int] = {}
+    for edge in store.edges():
+        heads.setdefault(edge.relation, []).append(position[edge.head])
+        tails.setdefault(edge.relation, []).append(position[edge.tail])
+        confidences.setdefault(edge.relation, []).append(edge.confidence)
+        codes.setdefault(edge.relation, []).append(
+            provenance.setdefault(tuple(edge.sources), len(provenance))
+        )
+    sources = tuple(provenance)
+    n = len(position)
+    result: dict[tuple[str, bool], _Adjacency] = {}
+    for relation, head_list in heads.items():
+        head_at = np.asarray(head_list, dtype=np.int64)
+        tail_at = np.asarray(tails[relation], dtype=np.int64)
+        for inverse, (rows, others) in ((False, (head_at, tail_at)), (True, (tail_at, head_at))):
+            order = np.lexsort((others, rows))  # by source, then by the other end's id
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+            result[relation, inverse] = _Adjacency(
+                relation, inverse, indptr, others[order],
+                np.asarray(confidences[relation], dtype=np.float64)[order],
+                np.asarray(codes[relation], dtype=np.int64)[order], sources,
+            )  # fmt: skip
+    return result
+
+
 # -- evaluated query trees --------------------------------------------------------------------
 @dataclass(slots=True)
 class _Leaf:
@@ -157,7 +244,9 @@ class _Hop:
     src: np.ndarray
     dst: np.ndarray
     score: np.ndarray
-    edges: list[Edge]
+    #: each entry's position in ``adjacency`` (its edge's evidence is built from there)
+    entries: np.ndarray
+    adjacency: _Adjacency
     #: δ·p/(1 + k)^w per entity (0 = no prediction), inside the answer type; None: no call
     neural: np.ndarray | None
     probabilities: np.ndarray | None
@@ -211,6 +300,7 @@ class ScoredGraph:
         if self.completion is not None and self.completion.entity_ids != self.entity_ids:
             raise KGError("the completion model was bound to another entity index")
         self._masks: dict[tuple[str, bool, frozenset[str] | None], np.ndarray] = {}
+        self._adjacency = _adjacencies(store, self.position)
 
     @property
     def n_entities(self) -> int:
@@ -289,33 +379,27 @@ class ScoredGraph:
         start = time.perf_counter()
         neural_here = hybrid(depth) or consumer_neural
         child, child_level = self._build(node.input, depth + 1, hybrid, consumer_neural=neural_here)
-        src: list[int] = []
-        dst: list[int] = []
-        score: list[float] = []
-        edges: list[Edge] = []
         inputs = np.flatnonzero(child_level > 0)
-        sources = [self.entity_ids[source] for source in inputs.tolist()]
-        for edge in self.store.hop_edges(sources, node.relation, inverse=node.inverse):
-            src.append(self.position[edge.tail if node.inverse else edge.head])
-            dst.append(self.position[edge.head if node.inverse else edge.tail])
-            score.append(self.config.exact_score(edge.confidence))
-            edges.append(edge)
+        adjacency = self._adjacency.get((node.relation, node.inverse))
+        if adjacency is None:  # a declared relation without edges
+            adjacency = _Adjacency.empty(node.relation, node.inverse, self.n_entities)
+            self._adjacency[node.relation, node.inverse] = adjacency
+        sources_at, entries = adjacency.hop(inputs)
+        targets_at = adjacency.targets[entries]
+        scores_at = self.config.exact_scores(adjacency.confidences[entries])
         # The hop's answer type follows from its input's (static, not thresholded) type.
         given = self.types_in(child.mask)
         mask = self.answer_mask(node.relation, inverse=node.inverse, given=given)
         report = HopReport(
             depth, node.relation, node.inverse, math.nan,
-            "hybrid" if hybrid(depth) else "retrieval_only", len(inputs), len(src),
+            "hybrid" if hybrid(depth) else "retrieval_only", len(inputs), len(entries),
             self.answer_types(node.relation, inverse=node.inverse, given=given), int(mask.sum()),
         )  # fmt: skip
-        sources_at = np.asarray(src, dtype=np.int64)
-        targets_at = np.asarray(dst, dtype=np.int64)
-        scores_at = np.asarray(score, dtype=np.float64)
         edge_level = np.zeros(self.n_entities)
         np.maximum.at(edge_level, targets_at, np.minimum(child_level[sources_at], scores_at))
         hop = _Hop(
-            child, depth, node.relation, node.inverse, sources_at, targets_at, scores_at, edges,
-            None, None, mask, report, edge_level, float(child_level.max()),
+            child, depth, node.relation, node.inverse, sources_at, targets_at, scores_at, entries,
+            adjacency, None, None, mask, report, edge_level, float(child_level.max()),
         )  # fmt: skip
         if neural_here:
             self._predict(hop, child_level)
@@ -609,8 +693,9 @@ def _best_path(
             prefix = _best_path(tree.child, source, trace, entity_ids)
             return [*prefix, _predicted_triple(tree, source, entity, entity_ids)]
         entry = int(trace.best[id(tree)][entity])
-        prefix = _best_path(tree.child, int(tree.src[entry]), trace, entity_ids)
-        return [*prefix, EvidenceTriple.from_edge(tree.edges[entry])]
+        source = int(tree.src[entry])
+        prefix = _best_path(tree.child, source, trace, entity_ids)
+        return [*prefix, tree.adjacency.triple(int(tree.entries[entry]), source, entity_ids)]
     if tree.intersect:
         return [t for c in tree.children for t in _best_path(c, entity, trace, entity_ids)]
     best_child = max(tree.children, key=lambda child: trace.scores[id(child)][entity])

@@ -25,6 +25,7 @@ from kgrecall.kg import (
     Edge,
     GraphStore,
     KGError,
+    KGSchema,
     NetworkXStore,
     Node,
     UnknownEntityError,
@@ -34,6 +35,7 @@ from kgrecall.kg.deadline import deadline
 from kgrecall.tools import (
     TOPOLOGIES,
     EntityQuery,
+    EvidenceTriple,
     IntersectQuery,
     LinkPredictor,
     ProjectQuery,
@@ -279,6 +281,60 @@ def test_answer_objects_are_built_only_for_the_answers_taken(
     assert [c.id for c in best] == [c.id for c in result.candidates[:5]]
     assert [c.score for c in best] == sorted((c.score for c in best), reverse=True)
     assert result.top(10**6) == result.candidates
+
+
+def test_retrieved_evidence_carries_each_edges_sources_and_confidence() -> None:
+    """Answers come from the gate's arrays, their evidence from the store's edges: every
+    retrieved triple is its edge as stored, in every direction a hop can take."""
+    rng = random.Random(4)
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes([Node(f"G{i}", "gene", f"GENE{i}") for i in range(12)])
+    store.add_nodes([Node(f"D{i}", "disease", f"Disease {i}") for i in range(8)])
+    store.add_edges(
+        Edge(
+            f"G{rng.randrange(12)}",
+            "associated_with",
+            f"D{rng.randrange(8)}",
+            sources=tuple(rng.sample(["omim", "orphanet", "clinvar"], rng.randint(0, 2))),
+            confidence=round(rng.uniform(0.1, 1.0), 3),
+        )
+        for _ in range(40)
+    )
+    gate = ConformalGate(ScoredGraph(store))
+    seen = 0
+    for anchor, inverse in [("G1", False), ("D2", True), ("G5", False), ("D0", True)]:
+        query = ProjectQuery(
+            relation="associated_with", inverse=inverse, input=EntityQuery(id=anchor)
+        )
+        chain = ProjectQuery(relation="associated_with", inverse=not inverse, input=query)
+        for asked in (query, chain):
+            result = gate.run(asked)
+            assert result.ids == execute_sets(store, asked)[0]
+            for candidate in result.candidates:
+                for triple in candidate.evidence[0].triples:
+                    edge = store.get_edge(triple.head, triple.relation, triple.tail)
+                    assert edge is not None and triple == EvidenceTriple.from_edge(edge)
+                    seen += 1
+    assert seen > 10
+
+
+def test_hop_entries_follow_the_stores_hop_order(umls: NetworkXStore) -> None:
+    """The gate's arrays list a hop's edges as ``GraphStore.hop_edges`` does (ties between
+    equal-scoring paths break the same way)."""
+    graph = ScoredGraph(umls)
+    rng = random.Random(3)
+    for relation in sorted(relation_signatures(umls))[::5]:
+        for inverse in (False, True):
+            inputs = sorted(rng.sample(range(graph.n_entities), 30))
+            adjacency = graph._adjacency[relation, inverse]
+            sources, entries = adjacency.hop(np.asarray(inputs))
+            found = [
+                adjacency.triple(int(entry), int(source), graph.entity_ids)
+                for source, entry in zip(sources, entries, strict=True)
+            ]
+            ids = [graph.entity_ids[position] for position in inputs]
+            expected = umls.hop_edges(ids, relation, inverse=inverse)
+            assert found == [EvidenceTriple.from_edge(edge) for edge in expected]
 
 
 def test_an_entity_only_query_returns_the_entity(umls: NetworkXStore) -> None:

@@ -1,4 +1,4 @@
-"""The projection table: single-anchor projections read back bit for bit, the gate unchanged."""
+"""The projection table: projections read back bit for bit, the gate unchanged."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from kgrecall.kg import Edge, GraphStore, KGError, NetworkXStore
 from kgrecall.kg.loaders import build_store, load_pykeen_dataset
 from kgrecall.tools import TOPOLOGIES, sample_query
 from kgrecall.tools.linkpred import BoundCompletion, CompletionModel, RuleCompletion
+from kgrecall.tools.linkpred import table as table_module
 from kgrecall.tools.linkpred.table import (
     ProjectionTable,
     TabledBound,
@@ -104,16 +105,60 @@ def test_a_single_anchor_is_computed_once_then_read_back_bit_for_bit(tmp_path: P
     assert again.computed == 3
 
 
-def test_other_input_sets_are_computed_and_never_stored(tmp_path: Path) -> None:
+def test_other_input_sets_are_stored_under_their_exact_weights(tmp_path: Path) -> None:
+    store = small_store()
+    path = tmp_path / "projections.sqlite"
+    bound = tabled(path, store)
+    plain = Scripted().bind(store)
+    n = len(bound.entity_ids)
+    two = one_hot(n, 1) + one_hot(n, 2)
+    sets = (two, one_hot(n, 1, 0.5), two * 0.5, one_hot(n, 1) + one_hot(n, 3), np.zeros(n))
+    for weights in sets:
+        expected = plain.project(weights, "has_phenotype", inverse=False)
+        kept = np.where(expected >= MIN, expected, 0.0)
+        assert np.array_equal(bound.project(weights, "has_phenotype", inverse=False), expected)
+        assert np.array_equal(bound.project(weights, "has_phenotype", inverse=False), kept)
+    assert (bound.computed, bound.reads) == (len(sets), len(sets))
+    assert bound.table.stored(bound.key) == set()  # no anchor row: tabulating still lists all
+    # the direction is part of the key, and another connection reads the same rows
+    again = tabled(path, store)
+    again.project(two, "has_phenotype", inverse=True)
+    again.project(two, "has_phenotype", inverse=False)
+    assert (again.computed, again.reads) == (1, 1)
+
+
+def test_only_the_most_recent_input_sets_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(table_module, "SET_ROWS_KEPT", 2)
+    store = small_store()
+    path = tmp_path / "projections.sqlite"
+    bound = tabled(path, store)
+    n = len(bound.entity_ids)
+    sets = [one_hot(n, 0) + one_hot(n, position) for position in (1, 2, 3)]
+    for weights in sets:
+        bound.project(weights, "has_phenotype", inverse=False)
+    again = tabled(path, store)  # nothing in its memory: every read is from the file
+    for weights in (sets[2], sets[1], sets[0]):  # the oldest was removed
+        again.project(weights, "has_phenotype", inverse=False)
+    assert (again.computed, again.reads) == (1, 2)
+
+
+def test_recent_rows_are_read_from_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(table_module, "ROWS_IN_MEMORY", 2)
     store = small_store()
     bound = tabled(tmp_path / "projections.sqlite", store)
     n = len(bound.entity_ids)
-    two = one_hot(n, 1) + one_hot(n, 2)
-    for weights in (two, one_hot(n, 1, 0.5), np.zeros(n)):
-        for _ in range(2):
-            bound.project(weights, "has_phenotype", inverse=False)
-    assert (bound.computed, bound.reads) == (6, 0)
-    assert bound.table.stored(bound.key) == set()
+    inputs = [one_hot(n, 0), one_hot(n, 1), one_hot(n, 0) + one_hot(n, 1)]
+    first = [bound.project(weights, "has_phenotype", inverse=False) for weights in inputs]
+    bound.table.keep_only("another version")  # the file's rows are gone
+    # the two most recent are still read (bit for bit what was kept), the oldest is computed
+    for weights, computed in zip(inputs[:0:-1], first[:0:-1], strict=True):
+        read = bound.project(weights, "has_phenotype", inverse=False)
+        assert np.array_equal(read, np.where(computed >= MIN, computed, 0.0))
+    assert (bound.computed, bound.reads) == (3, 2)
+    bound.project(inputs[0], "has_phenotype", inverse=False)
+    assert (bound.computed, bound.reads) == (4, 2)
 
 
 def test_a_bounded_projection_is_not_stored(tmp_path: Path) -> None:
@@ -131,13 +176,17 @@ def test_rows_are_per_kg_version_and_other_versions_are_removed(tmp_path: Path) 
     before = small_store()
     first = tabled(path, before)
     first.project(one_hot(len(first.entity_ids), 0), "has_phenotype", inverse=False)
+    two = one_hot(len(first.entity_ids), 0) + one_hot(len(first.entity_ids), 1)
+    first.project(two, "has_phenotype", inverse=False)
     after = small_store()
     after.add_edges([Edge("G3", "has_phenotype", "P0")])
     assert after.version != before.version
     second = tabled(path, after)
     assert second.table.stored(first.key) == set()
     second.project(one_hot(len(second.entity_ids), 0), "has_phenotype", inverse=False)
-    assert second.computed == 1
+    second.project(two, "has_phenotype", inverse=False)
+    assert (second.computed, second.reads) == (2, 0)
+    assert first.table.keep_only(after.version) == 0  # both kinds of row went at binding
 
 
 def test_an_unusable_table_is_bypassed_with_a_warning(

@@ -1,14 +1,17 @@
-"""Single-anchor projections kept in SQLite: a thorough ask pays the model once per anchor.
+"""Projections kept in SQLite: a thorough ask pays the model once per input set.
 
 A set-level projection from one anchor at weight 1 — a 1p question, the anchor branches of an
 intersection or a union, the first hop of a chain — depends only on the KG version, the model,
 the relation, its direction and the anchor. ULTRA's pass over the demo KG costs about 40 ms;
 reading a row costs well under one. :class:`TabledCompletion` wraps the deployed model: such a
-projection is read from the table when there, else computed, returned and stored; every other
-input set is computed as before. A row keeps the probabilities ≥ ``min_probability`` — the
-gate drops every smaller one (``GateConfig.neural_min_probability``), so an answer set is the
-same whether its projection was read or computed (``min_probability`` may not exceed the
-gate's: :class:`~kgrecall.calibration.retriever.CalibratedRetriever` checks). The model's
+projection is read from the table when there, else computed, returned and stored. Any other
+input set — a chain's later hop, whose fuzzy input follows from its anchor and the hops before
+— is kept the same way under a digest of its exact weights, the :data:`SET_ROWS_KEPT` most
+recently computed ones (asking a chain question again, or at another level, reads it). A row
+keeps the probabilities ≥ ``min_probability`` — the gate drops every smaller one
+(``GateConfig.neural_min_probability``), so an answer set is the same whether its projection
+was read or computed (``min_probability`` may not exceed the gate's:
+:class:`~kgrecall.calibration.retriever.CalibratedRetriever` checks). The model's
 ``identifier`` is unchanged, so its calibrations apply as they are.
 
 The table lives in the KG's index folder (``kgs/NAME/indexes/projections.sqlite``); rows are
@@ -20,12 +23,15 @@ table is logged and bypassed: asks are computed, never refused, because of it.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import sqlite3
 import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -36,6 +42,8 @@ from kgrecall.tools.linkpred.base import BoundCompletion, CompletionModel
 
 __all__ = [
     "PROJECTIONS_FILE",
+    "ROWS_IN_MEMORY",
+    "SET_ROWS_KEPT",
     "ProjectionTable",
     "TabledBound",
     "TabledCompletion",
@@ -48,6 +56,14 @@ log = logging.getLogger(__name__)
 #: The table's file in a KG's index folder.
 PROJECTIONS_FILE = "projections.sqlite"
 
+#: How many projections of other input sets than one anchor the table keeps (the most
+#: recently computed; a row of the demo KG takes about 10–60 kB).
+SET_ROWS_KEPT = 2000
+
+#: How many rows a bound model keeps decoded in memory (the most recently used): a row
+#: asked again costs no SQLite read and no decompression.
+ROWS_IN_MEMORY = 256
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS projections (
     kg_version TEXT NOT NULL,
@@ -59,8 +75,29 @@ CREATE TABLE IF NOT EXISTS projections (
     dtype TEXT NOT NULL,
     probabilities BLOB NOT NULL,
     PRIMARY KEY (kg_version, model, relation, inverse, anchor)
-) WITHOUT ROWID
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS set_projections (
+    kg_version TEXT NOT NULL,
+    model TEXT NOT NULL,
+    relation TEXT NOT NULL,
+    inverse INTEGER NOT NULL,
+    inputs TEXT NOT NULL,
+    positions BLOB NOT NULL,
+    dtype TEXT NOT NULL,
+    probabilities BLOB NOT NULL,
+    UNIQUE (kg_version, model, relation, inverse, inputs)
+);
 """
+
+#: A stored projection: the positions it reaches at ≥ the minimum and their probabilities.
+_Row = tuple[np.ndarray, np.ndarray]
+
+#: A row's input: one anchor's entity id, or the digest of an input set's weights.
+Inputs = Literal["anchor", "set"]
+_TABLES: dict[Inputs, tuple[str, str]] = {
+    "anchor": ("projections", "anchor"),
+    "set": ("set_projections", "inputs"),
+}
 
 
 class ProjectionTable:
@@ -79,23 +116,26 @@ class ProjectionTable:
             connection = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost row is recomputed
-            connection.execute(_SCHEMA)
+            connection.executescript(_SCHEMA)
             connection.commit()
             self._connection = connection
         return self._connection
 
     def get(
-        self, key: tuple[str, str], relation: str, inverse: bool, anchor: str
-    ) -> tuple[np.ndarray, np.ndarray] | None:
+        self, key: tuple[str, str], relation: str, inverse: bool, source: str,
+        inputs: Inputs = "anchor",
+    ) -> _Row | None:  # fmt: skip
         """(positions, probabilities) of a stored projection; None when there is none.
-        ``key`` is (KG version, model key)."""
+        ``key`` is (KG version, model key); ``source`` an anchor's id or an input set's digest
+        (``inputs`` says which)."""
+        table, column = _TABLES[inputs]
         with self._lock:
             row = (
                 self._connect()
                 .execute(
-                    "SELECT positions, dtype, probabilities FROM projections WHERE kg_version = ? "
-                    "AND model = ? AND relation = ? AND inverse = ? AND anchor = ?",
-                    (*key, relation, int(inverse), anchor),
+                    f"SELECT positions, dtype, probabilities FROM {table} WHERE kg_version = ? "
+                    f"AND model = ? AND relation = ? AND inverse = ? AND {column} = ?",
+                    (*key, relation, int(inverse), source),
                 )
                 .fetchone()
             )
@@ -109,17 +149,20 @@ class ProjectionTable:
         key: tuple[str, str],
         relation: str,
         inverse: bool,
-        anchor: str,
+        source: str,
         positions: np.ndarray,
         probabilities: np.ndarray,
+        inputs: Inputs = "anchor",
     ) -> None:
         """Store one projection (replacing the row of the same key); the probabilities keep
-        their dtype, so a row read is bit for bit what was computed."""
+        their dtype, so a row read is bit for bit what was computed. Input sets beyond the
+        :data:`SET_ROWS_KEPT` most recently stored are removed."""
+        table, _ = _TABLES[inputs]
         values = (
             *key,
             relation,
             int(inverse),
-            anchor,
+            source,
             zlib.compress(positions.astype(np.int32).tobytes(), 1),
             probabilities.dtype.str,
             zlib.compress(probabilities.tobytes(), 1),
@@ -127,8 +170,14 @@ class ProjectionTable:
         with self._lock:
             connection = self._connect()
             connection.execute(
-                "INSERT OR REPLACE INTO projections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values
+                f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values
             )
+            if inputs == "set":
+                connection.execute(
+                    "DELETE FROM set_projections WHERE rowid <= "
+                    "(SELECT MAX(rowid) FROM set_projections) - ?",
+                    (SET_ROWS_KEPT,),
+                )
             connection.commit()
 
     def stored(self, key: tuple[str, str]) -> set[tuple[str, bool, str]]:
@@ -149,15 +198,18 @@ class ProjectionTable:
         """Remove the rows of every other KG version; how many."""
         with self._lock:
             connection = self._connect()
-            removed = connection.execute(
-                "DELETE FROM projections WHERE kg_version != ?", (kg_version,)
-            ).rowcount
+            removed = sum(
+                connection.execute(
+                    f"DELETE FROM {table} WHERE kg_version != ?", (kg_version,)
+                ).rowcount
+                for table, _ in _TABLES.values()
+            )
             connection.commit()
         return int(removed)
 
 
 class TabledCompletion(CompletionModel):
-    """``model`` with its single-anchor projections read from and written to ``table``;
+    """``model`` with its projections read from and written to ``table``;
     probabilities below ``min_probability`` are not kept (nor returned for a row read)."""
 
     def __init__(self, model: CompletionModel, table: ProjectionTable, min_probability: float):
@@ -196,7 +248,7 @@ class TabledCompletion(CompletionModel):
 
 
 class TabledBound(BoundCompletion):
-    """A bound model whose single-anchor projections go through a :class:`ProjectionTable`."""
+    """A bound model whose projections go through a :class:`ProjectionTable`."""
 
     def __init__(
         self,
@@ -211,7 +263,8 @@ class TabledBound(BoundCompletion):
         self.min_probability = min_probability
         self.entity_ids = bound.entity_ids
         self._usable = True
-        #: projections read from the table and computed, since binding
+        self._recent: OrderedDict[tuple[str, bool, str], _Row] = OrderedDict()
+        #: projections read from the table (or its rows in memory) and computed, since binding
         self.reads = self.computed = 0
 
     def knows(self, relation: str) -> bool:
@@ -221,16 +274,14 @@ class TabledBound(BoundCompletion):
         return self.bound.covers(relation, inverse=inverse)
 
     def project(self, weights: np.ndarray, relation: str, *, inverse: bool) -> np.ndarray:
-        """The projection of ``weights``; from the table when ``weights`` is one anchor at 1."""
+        """The projection of ``weights``: from the table when stored, else computed and
+        stored."""
+        if not self._usable:
+            return self._compute(weights, relation, inverse)
         anchor = _single_anchor(weights)
-        if anchor is None or not self._usable:
-            return self._compute(weights, relation, inverse)
-        entity = self.entity_ids[anchor]
-        try:
-            row = self.table.get(self.key, relation, inverse, entity)
-        except sqlite3.Error as error:
-            self._unusable(error)
-            return self._compute(weights, relation, inverse)
+        inputs: Inputs = "set" if anchor is None else "anchor"
+        source = _digest(weights) if anchor is None else self.entity_ids[anchor]
+        row = self._row(relation, inverse, source, inputs)
         if row is not None:
             self.reads += 1
             self.last_note = None
@@ -238,13 +289,36 @@ class TabledBound(BoundCompletion):
             probabilities[row[0]] = row[1]
             return probabilities
         probabilities = self._compute(weights, relation, inverse)
-        if self.last_note is None:  # a projection bounded by a note is not the model's whole
+        if self.last_note is None and self._usable:  # a bounded projection is not the model's
             kept = np.flatnonzero(probabilities >= self.min_probability)
+            row = (kept, probabilities[kept])
+            self._remember((relation, inverse, source), row)
             try:
-                self.table.put(self.key, relation, inverse, entity, kept, probabilities[kept])
+                self.table.put(self.key, relation, inverse, source, *row, inputs)
             except sqlite3.Error as error:
                 self._unusable(error)
         return probabilities
+
+    def _row(self, relation: str, inverse: bool, source: str, inputs: Inputs) -> _Row | None:
+        """A stored projection, from memory or else from the table; None if there is none."""
+        key = (relation, inverse, source)
+        row = self._recent.get(key)
+        if row is not None:
+            self._recent.move_to_end(key)
+            return row
+        try:
+            row = self.table.get(self.key, relation, inverse, source, inputs)
+        except sqlite3.Error as error:
+            self._unusable(error)
+            return None
+        if row is not None:
+            self._remember(key, row)
+        return row
+
+    def _remember(self, key: tuple[str, bool, str], row: _Row) -> None:
+        self._recent[key] = row
+        if len(self._recent) > ROWS_IN_MEMORY:
+            self._recent.popitem(last=False)
 
     def _compute(self, weights: np.ndarray, relation: str, inverse: bool) -> np.ndarray:
         self.computed += 1
@@ -255,6 +329,13 @@ class TabledBound(BoundCompletion):
     def _unusable(self, error: sqlite3.Error) -> None:
         log.warning("%s: projection table unusable (%s); computing", self.table.path, error)
         self._usable = False
+
+
+def _digest(weights: np.ndarray) -> str:
+    """Names an input set by its exact weights (positions and values of the nonzero ones)."""
+    held = np.flatnonzero(weights)
+    values = np.ascontiguousarray(weights[held], dtype=np.float64)
+    return hashlib.sha256(held.astype(np.int64).tobytes() + values.tobytes()).hexdigest()
 
 
 def _single_anchor(weights: np.ndarray) -> int | None:
