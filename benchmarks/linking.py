@@ -123,7 +123,7 @@ def load_items(path: Path = DATA, *, later: str = "") -> list[Item]:
             Item(
                 record["sentence"],
                 record["mention"],
-                record["gold_id"],
+                record["gold_id"] or None,  # a trap: null or ""
                 record["sense"],
                 record["category"],
                 later,

@@ -122,11 +122,17 @@ _GENE_CUE = re.compile(
 _DISEASE_CUE = re.compile(
     r"(patients?|cases?|diseases?|disorders?|syndromes?|onset|diagnos\w*|affected|families|"
     r"pedigrees?|cohorts?|subjects?|symptoms?|signs?|progression|clinical\w*|phenotypes?|"
-    r"presented|presents?|presenting|developed|manifest\w*|risk|type|subtypes?|forms?|"
+    r"presented|presents?|presenting|developed|manifest\w*|risk|types?|subtypes?|forms?|"
     r"dementia|ataxia|dystonia|parkinsonism|recurrent|frequent|episodes?|history|caus\w*|"
     r"characteri[sz]\w*|inherit\w*|prevalen\w*|endemic|children|adults|individuals|"
     r"childhood|infancy|adolescence|adulthood|"
-    r"treated|autops\w*|neuropatholog\w*)",
+    r"treated|autops\w*|neuropatholog\w*|"
+    # a diagnosis reasoned to: "suggested IP", "confirming FA", "the hallmarks of DRD"
+    r"suggest\w*|confirm\w*|hallmarks?|"
+    # a patient: "a 15-year-old girl", "the proband", "an infant with"
+    r"\d+-(?:year|month)-old|girls?|boys?|infants?|neonates?|teenagers?|probands?|"
+    # named by the gene behind it: "RPE65-associated LCA"
+    r"[\w.]+-(?:associated|related|linked))",
     re.IGNORECASE,
 )
 _REPEAT_CUE = re.compile(

@@ -226,6 +226,17 @@ def test_everyday_words_need_a_cue_for_their_kind(extractor: EntityExtractor) ->
     # an undefined bare abbreviation needs a cue in its sentence
     assert ids(extractor, "TBP was added as a plasticiser.") == {}
     assert ids(extractor, "TBP gene repeats were sized.")["TBP"] == "NCBIGene:6908"
+    # a diagnosis reasoned to, a patient, a gene named with it: cues for a disease
+    for text in (
+        "Diurnal fluctuation and a response to levodopa are the hallmarks of DRD.",
+        "Sustained response to low-dose levodopa in a 9-year-old girl: DRD.",
+        "Diurnal fluctuation and a sustained levodopa response suggested DRD.",
+    ):
+        assert ids(extractor, text)["DRD"] in ("MONDO:0016812", "ORPHA:98808", "OMIM:128230")
+    assert "LCA" in ids(extractor, "Voretigene neparvovec can help in RPE65-associated LCA.")
+    assert "LCA" not in ids(extractor, "Voretigene neparvovec can help in LCA.")
+    # mice are no patients: "8-week-old mice" is no cue
+    assert ids(extractor, "We injected CTX into the muscle of 8-week-old mice.") == {}
 
 
 def test_lower_case_words_and_verbs_are_not_names(extractor: EntityExtractor) -> None:
