@@ -1785,13 +1785,17 @@ _OTHER_SENSES: tuple[
         # a figure: "shown in FIG4 (panel B)"
         (r"FIG\.?\s?\d+[A-Za-z]?", r"\b(?:shown in|see|in|from)\s+$", None, _GENE_TYPES),
         (r"FIG\.?\s?\d+[A-Za-z]?", None, r"^\s*\(?\s*panels?\b", _GENE_TYPES),
-        # a quantity or a statistic: "tau was 12 ms", "Kendall's tau"
+        # a quantity or a statistic: "tau was 12 ms", "the TAT was 5 days", "Kendall's tau",
+        # "mean ± SD", a "PLS regression"
         (
             None,
             None,
-            r"^\s*(?:was|were|is|=|:)\s*[-+]?\d+(?:\.\d+)?\s*(?:ms|s|min|h|%|mV|Hz|nm|µm)\b",
+            r"^\s*(?:was|were|is|=|:)\s*[-+]?\d+(?:\.\d+)?\s*"
+            r"(?:ms|s|min|h|%|mV|Hz|nm|µm|days?|weeks?|months?|years?)\b",
             _GENE_TYPES | _CLINICAL_TYPES,
         ),
+        (r"[A-Z]{2,4}", r"±\s*$", None, _GENE_TYPES | _CLINICAL_TYPES),
+        (r"[A-Z]{2,5}", None, r"^[\s-]*regressions?\b", _GENE_TYPES | _CLINICAL_TYPES),
         (
             None,
             r"\b(?:Kendall|Spearman|Cronbach|Cohen|Fleiss|Pearson)['’]s\s+$",
