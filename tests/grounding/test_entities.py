@@ -430,9 +430,9 @@ def test_a_name_compared_with_is_no_mention(extractor: EntityExtractor) -> None:
     [
         ("The decay constant tau was 40 ms in these cells.", "tau"),  # a quantity
         ("Inter-rater agreement was good (Kendall's tau).", "tau"),  # a statistic
-        ("Values are given as mean ± SD of three experiments.", "SD"),
+        ("Values are expressed as mean ± SD of three experiments.", "SD"),  # "expressed"
         ("Genome sequencing TAT was 5 days from receipt to report.", "TAT"),  # a duration
-        ("A PLS regression model explained 41% of the variance.", "PLS"),  # a method
+        ("A PLS regression model related metabolites to disease severity.", "PLS"),  # a method
         ("Neurons were taken from P0 rat pups.", "P0"),  # a developmental stage
         ("Anterior hypokinesia was seen on the echocardiogram.", "hypokinesia"),  # the heart
         ("The DAT was positive, pointing to haemolytic anaemia.", "DAT"),  # a laboratory test
