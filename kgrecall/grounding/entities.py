@@ -115,7 +115,10 @@ _GENE_CUE = re.compile(
     r"receptors?|enzymes?|transcripts?|isoforms?|loci|locus|alleles?|carriers?|inclusions?|"
     r"aggregat\w*|phosphorylat\w*|bind\w*|interact\w*|encod\w*|positive|deficien\w*|homozygous|"
     r"heterozygous|haplotypes?|polymorphisms?|exons?|introns?|promoters?|knockdown|sirna|"
-    r"related|associated|linked)",
+    r"related|associated|linked|"
+    # what a protein is: "the E3 ligase CHIP", "the XPD helicase", "PGP9.5-immunostained"
+    r"ligases?|helicases?|(?:co-)?chaperones?|transporters?|channels?|subunits?|"
+    r"[\w.]+-immunostained|antibod(?:y|ies))",
     re.IGNORECASE,
 )
 #: Words near a mention that say it is a disease or a clinical feature.

@@ -235,6 +235,9 @@ def test_everyday_words_need_a_cue_for_their_kind(extractor: EntityExtractor) ->
         assert ids(extractor, text)["DRD"] in ("MONDO:0016812", "ORPHA:98808", "OMIM:128230")
     assert "LCA" in ids(extractor, "Voretigene neparvovec can help in RPE65-associated LCA.")
     assert "LCA" not in ids(extractor, "Voretigene neparvovec can help in LCA.")
+    # what a protein is: a cue for a gene's alias
+    assert ids(extractor, "Loss of the E3 ligase CHIP causes ataxia.")["CHIP"] == "NCBIGene:10273"
+    assert "CHIP" not in ids(extractor, "Loss of CHIP causes ataxia.")
     # mice are no patients: "8-week-old mice" is no cue
     assert ids(extractor, "We injected CTX into the muscle of 8-week-old mice.") == {}
 
