@@ -248,7 +248,9 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
     """Folded, singular keys of a name, of its un-inverted form and of its numbered head, and
     of each without a generic tail HGNC adds to a name people write shorter ("sonic hedgehog
     signaling molecule" → "sonic hedgehog"; ``folded``: the name already folded, to save
-    folding it again), and of a respiratory-chain name without "mitochondrial"."""
+    folding it again), of a respiratory-chain name without "mitochondrial", and of a process
+    of a part of the cell by the part's adjective ("autophagy of mitochondrion": "mitochondrial
+    autophagy")."""
     keys = set()
     inverted = uninvert(text)
     head = numbered_head(text)
@@ -268,6 +270,12 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
             # 2": "Alzheimer type II" is an astrocyte)
             keys.add(" ".join(word_key(w) for w in (*words[:-2], words[-1])))
     keys |= {key[: -len(tail)] for key in keys for tail in _GENERIC_TAILS if key.endswith(tail)}
+    # "autophagy of mitochondrion" is written "mitochondrial autophagy"
+    keys |= {
+        f"{_ADJECTIVE_OF[match['noun']]} {match['head']}"
+        for key in keys
+        if (match := _HEAD_OF_NOUN.fullmatch(key)) and match["noun"] in _ADJECTIVE_OF
+    }
     # the respiratory chain is mitochondrial: "complex I deficiency", "complex I assembly"
     keys |= {key.removeprefix(_MITOCHONDRIAL) for key in keys if _RESPIRATORY_CHAIN.match(key)}
     keys.discard("")
@@ -280,6 +288,19 @@ _MITOCHONDRIAL = "mitochondrial "
 _RESPIRATORY_CHAIN = re.compile(
     r"mitochondrial (?:respiratory chain |respirasome |complex (?:[ivx]{1,3}|[1-5])\b)"
 )
+
+
+#: A process of a part of the cell, as keys write it: "autophagy of mitochondrion",
+#: "microautophagy of the nucleus" (one or two words before "of").
+_HEAD_OF_NOUN = re.compile(r"(?P<head>[a-z]+(?: [a-z]+)?) of (?:the )?(?P<noun>[a-z]+)")
+#: Parts of the cell (keys' singular forms) and the adjectives people name a process of
+#: them with instead.
+_ADJECTIVE_OF = {
+    "mitochondrion": "mitochondrial", "peroxisome": "peroxisomal", "lysosome": "lysosomal",
+    "nucleus": "nuclear", "ribosome": "ribosomal", "endosome": "endosomal",
+    "synapse": "synaptic", "axon": "axonal", "cilium": "ciliary", "vesicle": "vesicular",
+    "chromosome": "chromosomal", "cytoplasm": "cytoplasmic",
+}  # fmt: skip
 
 
 #: Generic tails of gene names (as :func:`name_keys` writes them) that people leave out.

@@ -243,6 +243,21 @@ def test_name_keys_leave_out_mitochondrial_before_the_respiratory_chain() -> Non
     assert name_keys("mitochondrial translation") == {"mitochondrial translation"}
 
 
+def test_name_keys_take_a_cell_parts_adjective_for_of_the_part() -> None:
+    # GO's "autophagy of mitochondrion", "autophagy of peroxisome", as people write them
+    assert name_keys("mitochondrial autophagy") <= name_keys("autophagy of mitochondrion")
+    assert name_keys("mitochondrial autophagy") <= name_keys("autophagy of mitochondria")
+    assert name_keys("peroxisomal autophagy") <= name_keys("autophagy of peroxisome")
+    assert "nuclear piecemeal microautophagy" in name_keys(
+        "piecemeal microautophagy of the nucleus"
+    )
+    # only a part of the cell, and only a short head: "release of cytochrome c" is kept as is
+    assert name_keys("regulation of autophagosome size") == {"regulation of autophagosome size"}
+    assert name_keys("release of cytochrome c from mitochondria") == {
+        "release of cytochrome c from mitochondrion"
+    }
+
+
 def test_name_keys_take_metabolism_for_metabolic() -> None:
     # MONDO's "tetrahydrobiopterin metabolism disease", as a report writes it
     assert name_keys("tetrahydrobiopterin metabolic disease") & name_keys(
