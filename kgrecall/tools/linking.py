@@ -183,6 +183,8 @@ _EXPANDABLE_TYPES = frozenset({"disease", "phenotype", "go_term"})
 _GENE_TYPES = frozenset({"gene", "protein"})
 #: Where a name is cut into words for abbreviation expansion (spaces and hyphens).
 _WORD_BREAK = re.compile(r"[\s-]+")
+#: A family member's number or code ending a name: "Alzheimer disease 3", "… type 2A".
+_MEMBER_AT_END = re.compile(r"\s(?:type\s)?\d{1,3}[A-Za-z]?$", re.IGNORECASE)
 #: Most entities an abbreviation may name to be expanded inside a name.
 _MAX_MEANT = 12
 #: Tiers the expanded name must match in.
@@ -929,7 +931,9 @@ def _same_symbol(symbol: str, mention: str) -> bool:
 def _own_name_first(mention: str, found: list[LinkedEntity]) -> list[LinkedEntity]:
     """``found`` with, among the records tied with the first (same score and tier), those
     whose own name the mention is, abbreviates ("PKAN", "DRD") or holds every word of
-    ("KCNQ2 encephalopathy") first; otherwise unchanged."""
+    ("KCNQ2 encephalopathy") first, and of those a family's own record before its numbered
+    members when the mention has no number ("AD": "Alzheimer disease" before "Alzheimer
+    disease 3", which carries AD as a synonym too); otherwise unchanged."""
     if len(found) < 2:
         return found
     tied = [e for e in found if e.score == found[0].score and e.match == found[0].match]
@@ -945,11 +949,13 @@ def _own_name_first(mention: str, found: list[LinkedEntity]) -> list[LinkedEntit
             return True
         return len(words) > 1 and words <= _content_words(entity.name)
 
-    fitting = [e for e in tied if fits(e)]
-    if not fitting or len(fitting) == len(tied):
+    def numbered(entity: LinkedEntity) -> bool:  # a family's member: "Alzheimer disease 3"
+        return bool(_MEMBER_AT_END.search(entity.name)) and not any(c.isdigit() for c in mention)
+
+    first = sorted(tied, key=lambda e: (not fits(e), numbered(e)))  # stable: ties as ranked
+    if first == tied:
         return found
-    rest = [e for e in found if e not in fitting]
-    return fitting + rest
+    return first + [e for e in found if e not in tied]
 
 
 def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[str]:

@@ -487,6 +487,20 @@ def test_of_equal_records_the_one_the_mention_abbreviates_comes_first() -> None:
     assert found[0].score == found[1].score  # still a tie: the caller reports it ambiguous
 
 
+def test_of_equal_records_a_family_comes_before_its_numbered_members() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("OMIM:1", "disease", "Alzheimer disease 3", synonyms=("AD", "AD3")),
+            Node("OMIM:2", "disease", "Alzheimer disease", synonyms=("AD", "AD1")),
+        ]
+    )  # fmt: skip
+    index = EntityIndex(store)
+    # "AD" abbreviates both names: the one without a member's number is meant
+    assert [e.id for e in index.lookup("AD")] == ["OMIM:2", "OMIM:1"]
+    assert [e.id for e in index.lookup("AD3")] == ["OMIM:1"]
+
+
 def test_a_british_spelling_also_finds_the_entity_named_in_american() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
