@@ -179,16 +179,11 @@ class _Adjacency:
 
     def triple(self, entry: int, source: int, entity_ids: list[str]) -> EvidenceTriple:
         """The evidence triple of ``entry`` (an edge leaving ``source``)."""
-        head, tail = entity_ids[source], entity_ids[int(self.targets[entry])]
-        if self.inverse:
-            head, tail = tail, head
-        return EvidenceTriple.model_construct(
-            head=head,
-            relation=self.relation,
-            tail=tail,
-            sources=list(self.sources[int(self.source_codes[entry])]),
-            confidence=float(self.confidences[entry]),
-        )
+        return _hop_triple(
+            entity_ids[source], entity_ids[int(self.targets[entry])], self.relation,
+            self.inverse, list(self.sources[int(self.source_codes[entry])]),
+            float(self.confidences[entry]),
+        )  # fmt: skip
 
 
 def _adjacencies(
@@ -704,13 +699,17 @@ def _best_path(
 
 def _predicted_triple(hop: _Hop, source: int, target: int, entity_ids: list[str]) -> EvidenceTriple:
     assert hop.probabilities is not None
-    head, tail = entity_ids[source], entity_ids[target]
-    if hop.inverse:
-        head, tail = tail, head
+    return _hop_triple(
+        entity_ids[source], entity_ids[target], hop.relation, hop.inverse, [PREDICTED_SOURCE],
+        float(hop.probabilities[target]),
+    )  # fmt: skip
+
+
+def _hop_triple(
+    source: str, target: str, relation: str, inverse: bool, sources: list[str], confidence: float
+) -> EvidenceTriple:
+    """The triple a hop from ``source`` to ``target`` stands for (tail to head if ``inverse``)."""
+    head, tail = (target, source) if inverse else (source, target)
     return EvidenceTriple.model_construct(
-        head=head,
-        relation=hop.relation,
-        tail=tail,
-        sources=[PREDICTED_SOURCE],
-        confidence=float(hop.probabilities[target]),
+        head=head, relation=relation, tail=tail, sources=sources, confidence=confidence
     )
