@@ -191,32 +191,35 @@ def _adjacencies(
 ) -> dict[tuple[str, bool], _Adjacency]:
     """Every relation's edges, both directions, as arrays: one pass over the store, so a
     hop over hundreds of fuzzy inputs is a gather, not a call per entity."""
-    heads: dict[str, list[int]] = {}
-    tails: dict[str, list[int]] = {}
-    confidences: dict[str, list[float]] = {}
-    codes: dict[str, list[int]] = {}
     provenance: dict[tuple[str, ...], int] = {}
-    for edge in store.edges():
-        heads.setdefault(edge.relation, []).append(position[edge.head])
-        tails.setdefault(edge.relation, []).append(position[edge.tail])
-        confidences.setdefault(edge.relation, []).append(edge.confidence)
-        codes.setdefault(edge.relation, []).append(
-            provenance.setdefault(tuple(edge.sources), len(provenance))
+    relations: dict[str, int] = {}
+    rows = [
+        (
+            position[edge.head],
+            position[edge.tail],
+            relations.setdefault(edge.relation, len(relations)),
+            edge.confidence,
+            provenance.setdefault(tuple(edge.sources), len(provenance)),
         )
+        for edge in store.edges()
+    ]
+    table = np.array(rows, dtype=np.float64).reshape(-1, 5)
+    heads, tails, codes = (table[:, column].astype(np.int64) for column in range(3))
+    confidences, source_codes = table[:, 3], table[:, 4].astype(np.int64)
     sources = tuple(provenance)
     n = len(position)
     result: dict[tuple[str, bool], _Adjacency] = {}
-    for relation, head_list in heads.items():
-        head_at = np.asarray(head_list, dtype=np.int64)
-        tail_at = np.asarray(tails[relation], dtype=np.int64)
-        for inverse, (rows, others) in ((False, (head_at, tail_at)), (True, (tail_at, head_at))):
-            order = np.lexsort((others, rows))  # by source, then by the other end's id
+    for relation, code in relations.items():
+        chosen = np.flatnonzero(codes == code)
+        for inverse in (False, True):
+            rows_at, others = (tails, heads) if inverse else (heads, tails)
+            rows_of, others_of = rows_at[chosen], others[chosen]
+            order = chosen[np.lexsort((others_of, rows_of))]  # by source, then the other end
             indptr = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+            np.cumsum(np.bincount(rows_of, minlength=n), out=indptr[1:])
             result[relation, inverse] = _Adjacency(
-                relation, inverse, indptr, others[order],
-                np.asarray(confidences[relation], dtype=np.float64)[order],
-                np.asarray(codes[relation], dtype=np.int64)[order], sources,
+                relation, inverse, indptr, others[order], confidences[order],
+                source_codes[order], sources,
             )  # fmt: skip
     return result
 

@@ -161,6 +161,24 @@ def test_the_fast_level_loads_no_model_and_warm_loads_them(small_home: Path) -> 
     assert bound == "True"
 
 
+def test_embedding_a_few_texts_imports_no_torch() -> None:
+    """A query's mentions (a fuzzy lookup) are embedded in numpy: torch, two seconds to import,
+    is loaded only for batches."""
+    code = (
+        "import sys; from kgrecall.tools.vector import embed; "
+        "print(embed(['chorea', 'Huntington disease']).shape, 'torch' in sys.modules)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "(2, 384) False"
+
+
 def test_training_saves_the_model_and_a_loaded_kg_serves_it(small_home: Path) -> None:
     from kgrecall.tools.linkpred import TrainingConfig
 

