@@ -130,12 +130,17 @@ class MiniLM:
             vectors[chosen] = batch([texts[i] for i in chosen])
         return vectors
 
-    def _numpy_batch(self, texts: list[str]) -> np.ndarray:
-        """The torch path's steps in numpy (one query's few texts: no torch import)."""
+    def _tokens(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Token ids, attention mask (float) and token types of ``texts``, padded alike."""
         encodings = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
         types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        return ids, mask, types
+
+    def _numpy_batch(self, texts: list[str]) -> np.ndarray:
+        """The torch path's steps in numpy (one query's few texts: no torch import)."""
+        ids, mask, types = self._tokens(texts)
         w = self.weights
         batch, length = ids.shape
         size = self.hidden // self.heads
@@ -194,10 +199,7 @@ class MiniLM:
         import torch
         from torch.nn import functional
 
-        encodings = self.tokenizer.encode_batch(texts)
-        ids = torch.tensor([e.ids for e in encodings], dtype=torch.long)
-        mask = torch.tensor([e.attention_mask for e in encodings], dtype=torch.float32)
-        types = torch.tensor([e.type_ids for e in encodings], dtype=torch.long)
+        ids, mask, types = (torch.from_numpy(array) for array in self._tokens(texts))
         w = self._tensors
         length = ids.shape[1]
         x = (
