@@ -30,6 +30,7 @@ from kgrecall.tools.names import (
     FILLERS,
     abbreviates,
     acronym_of_folded,
+    acronym_variants,
     bag_of_folded,
     common_words,
     compact,
@@ -44,7 +45,7 @@ __all__ = ["NAMES_FILE", "TIERS", "NameTables", "Tier", "is_symbol"]
 log = logging.getLogger(__name__)
 
 NAMES_FILE = "names.json"
-FORMAT = "kgrecall-name-tables/32"
+FORMAT = "kgrecall-name-tables/33"
 #: The lookup tiers, in the order they are tried; "symbol" holds gene and protein symbols.
 TIERS = ("symbol", "name", "normalized", "compact", "word_order", "acronym")
 Entry = tuple[int, str]
@@ -519,12 +520,8 @@ def _add_name(
         initials = acronym_of_folded(folded.split())
         if initials:
             entries["acronym"][initials].append(entry)
-        words = folded.split()
-        if "of" in words[1:-1]:  # "freezing of gait": FOG, as people spell it, besides FG
-            # "of" is a filler the initials skip: spelt "o", it is a word like the others
-            with_of = acronym_of_folded([w if w != "of" else "o" for w in words])
-            if with_of and with_of != initials:
-                entries["acronym"][with_of].append(entry)
+        for variant in acronym_variants(folded.split()):  # "FOG", "OGC", "SHE"
+            entries["acronym"][variant].append(entry)
         eponyms = _EPONYMS.match(name)
         if eponyms:  # "Gerstmann-Straussler-Scheinker syndrome": GSS
             parts = re.split(r"[-–]", eponyms.group("parts"))

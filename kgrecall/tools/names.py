@@ -22,7 +22,10 @@ Each rule is a small function (tested one by one in ``tests/tools/test_names.py`
 - :func:`compact` — the key without spaces: "Choreo-athetosis" = "choreoathetosis";
 - :func:`strip_qualifier` — "TOR1A-related", "PLA2G6-associated", "SNCA-linked" → the name;
 - :func:`acronym` — initials of a multi-word name ("Parkinson disease" → "PD"), the form
-  clinicians abbreviate names to; digits at the end are kept ("Parkinson disease 4" → "PD4").
+  clinicians abbreviate names to; digits at the end are kept ("Parkinson disease 4" → "PD4");
+  :func:`acronym_variants` — the other initials people spell a name with: "of" spelt ("FOG"),
+  a compound's combining forms each an initial ("oculogyric crisis": OGC), "related" left out
+  ("sleep-related hypermotor epilepsy": SHE).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "abbreviates",
     "acronym",
     "acronym_of_folded",
+    "acronym_variants",
     "americanize",
     "bag_of_folded",
     "common_words",
@@ -337,6 +341,42 @@ def acronym_of_folded(words: list[str]) -> str | None:
     if len(initials) < 2 or len(initials) > 6:
         return None
     return ("".join(initials) + number).upper()
+
+
+#: Combining forms that open a compound word, each spelt as an initial of its own when people
+#: abbreviate the name ("oculogyric crisis": OGC, "hemifacial spasm": HFS, "excitatory
+#: postsynaptic potential": EPSP, "facioscapulohumeral": FSH); the rest must be five letters
+#: or more (not "postural", "preterm").
+_COMBINING_FORM = re.compile(
+    r"(?P<form>oculo|oro|hemi|post|pre|extra|intra|neuro|fronto|temporo|spino|cerebello|cerebro|"
+    r"olivo|ponto|dentato|pallido|facio|scapulo|cardio|sensori|gastro|encephalo)"
+    r"(?P<rest>[a-z]{5,})"
+)
+
+
+def _split_compound(word: str) -> list[str]:
+    """A compound word as its combining forms and the rest: "facioscapulohumeral" → ["facio",
+    "scapulo", "humeral"]; other words as they are."""
+    parts = []
+    while (match := _COMBINING_FORM.fullmatch(word)) is not None:
+        parts.append(match["form"])
+        word = match["rest"]
+    return [*parts, word]
+
+
+def acronym_variants(words: list[str]) -> set[str]:
+    """The initials of a name's folded words other than :func:`acronym_of_folded`'s that people
+    abbreviate it to: with "of" spelt as a word ("freezing of gait": FOG, besides FG — only
+    inside the name), with each combining form of a compound as its own initial ("oculogyric
+    crisis": OGC), and without "related" ("sleep-related hypermotor epilepsy": SHE)."""
+    plain = acronym_of_folded(words)
+    forms = [list(words)]
+    if "of" in words[1:-1]:
+        forms.append([w if w != "of" else "o" for w in words])
+    forms += [[part for w in form for part in _split_compound(w)] for form in forms]
+    forms += [[w for w in form if w != "related"] for form in forms if "related" in form[:-1]]
+    variants = {acronym_of_folded(form) for form in forms}
+    return {v for v in variants if v is not None and v != plain}
 
 
 @lru_cache(maxsize=1)

@@ -89,6 +89,15 @@ def test_an_acronym_may_spell_the_of_in_a_name(demo: NetworkXStore) -> None:
     assert [e.id for e in EntityIndex(demo).link("FOG", k=1)] == ["HP:0031825"]
 
 
+def test_an_acronym_may_spell_a_compound_word_in_parts(demo: NetworkXStore) -> None:
+    # "Oculogyric crisis" is OGC and "Hemifacial spasm" HFS as clinicians write them (OC and
+    # HS by the initials rule); among genes OGC stays SLC25A11's alias
+    index = EntityIndex(demo)
+    assert [e.id for e in index.link("OGC", k=1, node_types={"phenotype"})] == ["HP:0010553"]
+    assert [e.id for e in index.link("HFS", k=1, node_types={"phenotype"})] == ["HP:0010828"]
+    assert [e.id for e in index.link("OGC", k=1, node_types={"gene"})] == ["NCBIGene:8402"]
+
+
 def test_an_abbreviation_filed_with_its_name_is_both(demo: NetworkXStore) -> None:
     # MONDO files "HCM - hypertrophic cardiomyopathy" as one synonym of MONDO:0005045
     index = EntityIndex(demo)

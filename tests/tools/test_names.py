@@ -11,6 +11,7 @@ import pytest
 
 from kgrecall.tools.names import (
     acronym,
+    acronym_variants,
     americanize,
     common_words,
     compact,
@@ -193,6 +194,23 @@ def test_strip_qualifier(written: str, bare: str | None) -> None:
 )
 def test_acronym(name: str, initials: str | None) -> None:
     assert acronym(name) == initials
+
+
+@pytest.mark.parametrize(
+    ("name", "variants"),
+    [
+        ("Freezing of gait", {"FOG"}),  # "of" spelt inside the name
+        ("Oculogyric crisis", {"OGC"}),  # a combining form is an initial of its own
+        ("excitatory postsynaptic potential", {"EPSP"}),
+        ("Facioscapulohumeral dystrophy", {"FSHD"}),  # two combining forms in one word
+        ("sleep-related hypermotor epilepsy", {"SHE"}),  # "related" left out
+        ("Congenital fibrosis of extraocular muscles", {"CFEOM", "CFOEM", "CFOEOM"}),
+        ("Postural tremor", set()),  # "post" + "ural": too short a rest to be a word
+        ("Parkinson disease", set()),  # nothing other than the initials
+    ],
+)
+def test_acronym_variants(name: str, variants: set[str]) -> None:
+    assert acronym_variants(fold(name).split()) == variants
 
 
 def test_common_words_are_everyday_english_only() -> None:
