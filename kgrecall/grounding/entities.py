@@ -138,6 +138,14 @@ _DISEASE_CUE = re.compile(
     r"[\w.]+-(?:associated|related|linked))",
     re.IGNORECASE,
 )
+#: Words near a mention that say it is a process in a cell (a GO term's abbreviation: "MOMP
+#: triggers the release of cytochrome c", "evoked EPSPs were recorded in CA1 neurons").
+_PROCESS_CUE = re.compile(
+    r"(cells?|cellular|neurons?|neuronal|synap\w*|membranes?|cytosol\w*|lysosom\w*|"
+    r"mitochondri\w*|substrates?|apoptosis|releas\w*|triggers?|evoked|spontaneous|"
+    r"record\w*|amplitudes?|slices?|whole-cell|patch-clamp|currents?)",
+    re.IGNORECASE,
+)
 _REPEAT_CUE = re.compile(
     r"(repeats?|expansions?|expanded|triplets?|trinucleotides?|tracts?|codons?)", re.I
 )
@@ -1213,10 +1221,15 @@ class EntityExtractor:
             words += [t.group(0) for t in tokens[position + width : position + width + CUE_WINDOW]]
             chosen = _in_context(phrase, width, found, words, before)
             if chosen is not None and _bare_abbreviation(phrase, chosen):
-                # "PD", "TBP", "ALS" undefined in the text: a cue for the entity's kind in
-                # the sentence ("TBP was added as a plasticiser" has none)
-                gene = chosen.type in _GENE_TYPES
-                cue = _GENE_CUE if gene else _DISEASE_CUE
+                # "PD", "TBP", "ALS", "MOMP" undefined in the text: a cue for the entity's
+                # kind in the sentence ("TBP was added as a plasticiser" has none)
+                cue = (
+                    _GENE_CUE
+                    if chosen.type in _GENE_TYPES
+                    else _PROCESS_CUE
+                    if chosen.type == "go_term"
+                    else _DISEASE_CUE
+                )
                 # in a table row, a KG name in an earlier cell is the cue ("| SOD1 | ALS |
                 # 12 % |", "| Dejerine-Sottas neuropathy | PRX |", "| Netrin-1 | DCC |")
                 if not (sentences.has(start, cue) or sentences.row_names(start, _KG_TYPES)):

@@ -189,6 +189,14 @@ def test_a_bare_abbreviation_without_a_cue_needs_a_related_name_beside_it(
     assert "FUS" not in ids(extractor, "MR-guided FUS thalamotomy reduced the tremor.")
 
 
+def test_a_process_abbreviation_is_cued_by_words_of_the_cell(extractor: EntityExtractor) -> None:
+    # a GO term's abbreviation needs a word about cells or their physiology, not about patients
+    cued = ids(extractor, "BAX/BAK oligomerisation triggers MOMP and the release of cytochrome c.")
+    assert cued.get("MOMP") == "GO:0097345"
+    assert "MOMP" not in ids(extractor, "Patients with MOMP were seen in the clinic.")
+    assert "MOMP" not in ids(extractor, "MOMP is listed in the appendix.")
+
+
 def test_long_names_are_found_whole(extractor: EntityExtractor) -> None:
     text = (
         "VCP causes inclusion body myopathy with Paget disease of bone and frontotemporal dementia."
