@@ -487,13 +487,19 @@ class EntityIndex:
         match = _ACRONYM_PLURAL.fullmatch(mention.strip())
         if match is None:
             return []
+        singular = match.group("singular")
+        found = self._tiered(singular, node_types)
+        # letters that spell several names ("CAs") stay unread; three or more that spell one
+        # name alone are its plural ("EPSPs")
+        spelt_alone = (
+            len(found) == 1 and found[0].score == _TIER_SCORE["acronym"] and len(singular) >= 3
+        )
         return [
             replace(e, score=min(e.score, _TIER_SCORE["normalized"]), exact=False,
                     match="normalized" if e.match in ("id", "name") else e.match)
-            for e in self._tiered(match.group("singular"), node_types)
-            # letters that only spell names ("CAs") stay unread, and a gene's symbol has no
-            # plural ("OGCs" are crises, not SLC25A11's alias OGC)
-            if e.match != "acronym" and e.type in _ACRONYM_TYPES
+            for e in found
+            # a gene's symbol has no plural ("OGCs" are crises, not SLC25A11's alias OGC)
+            if (e.match != "acronym" or spelt_alone) and e.type in _ACRONYM_TYPES
         ]  # fmt: skip
 
     def _receptor(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:

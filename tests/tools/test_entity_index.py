@@ -724,8 +724,10 @@ def test_an_abbreviation_in_the_plural_names_what_its_singular_names() -> None:
     [found] = index.lookup("HSPs")
     assert (found.id, found.match, found.exact) == ("D:HSP", "normalized", False)
     assert [e.id for e in index.lookup("complex HSPs")] == ["D:CHSP"]
-    # letters that only spell names are no abbreviation in the plural, nor is a gene symbol
+    # two letters that only spell names are no abbreviation in the plural, nor is a gene
+    # symbol; three or more that spell one name alone are ("AMCs")
     assert index.lookup("CAs") == [] and index.lookup("OGCs") == []
+    assert [e.id for e in index.lookup("AMCs")] == ["D:AMC"]
 
 
 def test_hyphenated_eponyms_are_abbreviated_without_syndrome() -> None:
