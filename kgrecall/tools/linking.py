@@ -50,6 +50,7 @@ from kgrecall.tools.names import (
     FILLERS,
     abbreviates,
     acronym,
+    acronym_variants,
     americanize,
     bag_of_folded,
     common_words,
@@ -395,7 +396,7 @@ class EntityIndex:
             for e in self._entities(
                 self._tiers["acronym"].get(text.upper(), []), "acronym", self._allowed(node_types)
             )
-            if e.type == "disease" and e.id not in known and acronym(e.name) == text.upper()
+            if e.type == "disease" and e.id not in known and _spells_name(text.upper(), e.name)
         ]
         general = [c for c in spelt if all(c.id in self._ancestors(e.id) for e in tied)]
         # the nearest of them: "parkinsonian disorder" spells PD too, above Parkinson disease
@@ -477,7 +478,31 @@ class EntityIndex:
             self.degree(spelt[1].id), 1
         ):
             return found  # "DRD" spells "DNA repair disease" as well: no one entity
+        if self._general_elsewhere(text, found, spelt[0], allowed):
+            # "DCM": familial dilated cardiomyopathy, which carries it, descends from dilated
+            # cardiomyopathy, which spells it too — not from "disorder of copper metabolism"
+            # (:meth:`_general_first` takes the general disease)
+            return found
         return [replace(spelt[0], score=found[0].score), *found]
+
+    def _general_elsewhere(
+        self,
+        text: str,
+        found: list[LinkedEntity],
+        chosen: LinkedEntity,
+        allowed: Collection[str] | None,
+    ) -> bool:
+        """Whether a disease record found by the letters descends from another disease whose
+        name they spell, not from ``chosen``."""
+        records = [e for e in found if e.type == "disease"]
+        if not records or any(chosen.id in self._ancestors(e.id) for e in records):
+            return False
+        spelling = {
+            e.id
+            for e in self._entities(self._tiers["acronym"].get(text, []), "acronym", allowed)
+            if e.type == "disease" and _spells_name(text, e.name)
+        }
+        return any(spelling & self._ancestors(e.id) for e in records)
 
     def _plural_acronym(
         self, mention: str, node_types: Collection[str] | None
@@ -992,6 +1017,13 @@ def _bare_eponym(mention: str) -> bool:
     that is no everyday English word ("Dravet", "dravet", "Huntington"; not "Western"):
     biologists name a disease by its eponym alone ("Dravet or KCNQ2 encephalopathy")."""
     return bool(_BARE_EPONYM.fullmatch(mention)) and mention.casefold() not in common_words()
+
+
+def _spells_name(letters: str, name: str) -> bool:
+    """Whether upper-case ``letters`` are a name's initials or another way people spell them
+    (:func:`~kgrecall.tools.names.acronym_variants`: "DCM", dilated cardiomyopathy)."""
+    folded = fold(name).split()
+    return acronym(name) == letters or letters in acronym_variants(folded)
 
 
 def _looks_like_acronym(text: str) -> bool:

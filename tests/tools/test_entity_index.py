@@ -545,6 +545,23 @@ def test_an_abbreviation_spelling_an_entitys_own_name_names_it_first() -> None:
     assert [e.id for e in index.lookup("PCA")] == ["G:FLVCR1"]
 
 
+def test_an_abbreviation_a_subtype_carries_names_the_general_disease_that_spells_it() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:DCM", "disease", "dilated cardiomyopathy"),
+            Node("D:FDCM", "disease", "familial dilated cardiomyopathy", synonyms=("DCM",)),
+            Node("D:COPPER", "disease", "disorder of copper metabolism"),
+        ]
+    )
+    store.add_edges([Edge("D:FDCM", "subclass_of", "D:DCM")])
+    # "DCM" spells "disorder of copper metabolism" by its initials and "dilated
+    # cardiomyopathy" by its combining form (cardio-myopathy); the record that carries it
+    # descends from the latter, which is what the letters name
+    found = EntityIndex(store).lookup("DCM")
+    assert [e.id for e in found] == ["D:DCM", "D:FDCM"]
+
+
 def test_a_ligand_symbol_and_receptor_name_the_receptor_symbol() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
