@@ -490,7 +490,7 @@ class EntityIndex:
         text: str,
         found: list[LinkedEntity],
         chosen: LinkedEntity,
-        allowed: Collection[str] | None,
+        allowed: np.ndarray | None,
     ) -> bool:
         """Whether a disease record found by the letters descends from another disease whose
         name they spell, not from ``chosen``."""
