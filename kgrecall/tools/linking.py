@@ -36,6 +36,7 @@ import itertools
 import re
 import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
@@ -65,6 +66,7 @@ from kgrecall.tools.store_search import EntitySearch
 __all__ = [
     "ACRONYM_DOMINANCE",
     "GENE_QUALIFIED",
+    "LOOKUPS_REMEMBERED",
     "MIN_LINK_SCORE",
     "EntityIndex",
     "LinkedEntity",
@@ -75,6 +77,10 @@ __all__ = [
 MatchKind = Literal[
     "id", "name", "normalized", "compact", "word_order", "acronym", "gene_qualified", "fuzzy"
 ]
+#: How many recent look-ups an index answers from memory (:meth:`EntityIndex.lookup`).
+LOOKUPS_REMEMBERED = 4096
+#: A look-up's arguments: mention, node types, bare eponyms.
+_LookupKey = tuple[str, frozenset[str] | None, bool]
 #: Fuzzy candidates scoring below this stay unlinked.
 MIN_LINK_SCORE = 0.6
 #: The least token F1 of :meth:`EntityIndex.closest_name` ("progressive myoclonus epilepsy
@@ -228,6 +234,10 @@ class EntityIndex:
         self._tiers = tables.tiers
         self._word_known: dict[str, bool] = {}  # word → some name holds it
         self._ancestor_cache: dict[str, frozenset[str]] = {}
+        # mention look-ups remembered: a report names the same entities again and again, and
+        # the NER looks up every window of words (a list of symbols: each window many times)
+        self._looked_up: OrderedDict[_LookupKey, tuple[LinkedEntity, ...]] = OrderedDict()
+        self._looked_up_lock = threading.Lock()  # a server's requests share the index
 
     @classmethod
     def shared(cls, store: GraphStore) -> EntityIndex:
@@ -374,8 +384,19 @@ class EntityIndex:
         neurodegeneration" before the OMIM record that has PKAN as a synonym), and of
         diseases an abbreviation names, the one the others descend from
         (:meth:`_general_first`)."""
+        key = (mention, None if node_types is None else frozenset(node_types), bare_eponyms)
+        with self._looked_up_lock:
+            remembered = self._looked_up.get(key)
+            if remembered is not None:
+                self._looked_up.move_to_end(key)
+                return list(remembered)
         found = _own_name_first(mention, self._lookup(mention, node_types, bare_eponyms))
-        return self._general_first(mention, found, node_types)
+        found = self._general_first(mention, found, node_types)
+        with self._looked_up_lock:
+            self._looked_up[key] = tuple(found)
+            if len(self._looked_up) > LOOKUPS_REMEMBERED:
+                self._looked_up.popitem(last=False)
+        return found
 
     def _general_first(
         self, mention: str, found: list[LinkedEntity], node_types: Collection[str] | None

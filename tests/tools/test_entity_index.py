@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kgrecall.kg import Edge, KGError, KGSchema, NetworkXStore, Node
-from kgrecall.tools import EntityIndex, FulltextIndex, VectorIndex
+from kgrecall.tools import EntityIndex, FulltextIndex, VectorIndex, linking
 
 
 def names_store() -> NetworkXStore:
@@ -777,3 +777,20 @@ def test_an_abbreviation_of_a_disease_and_its_records_means_the_disease(hierarch
     # the nearest disease both records descend from, not the wider class that also spells PD;
     # without the hierarchy the letters alone choose no disease over the records named so
     assert first.id == ("D:PD" if hierarchy else "D:LATE")
+
+
+def test_lookups_are_remembered_boundedly_and_handed_out_as_copies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes([Node("D:HSP", "disease", "hereditary spastic paraplegia", synonyms=("HSP",))])
+    index = EntityIndex(store)
+    first = index.lookup("HSP")
+    first.clear()  # a caller's list is its own
+    assert [e.id for e in index.lookup("HSP")] == ["D:HSP"]
+    assert index.lookup("HSP", node_types={"gene"}) == []  # node types are part of the key
+    monkeypatch.setattr(linking, "LOOKUPS_REMEMBERED", 2)
+    for mention in ("HSP", "hereditary spastic paraplegia", "HSPs", "paraplegia"):
+        index.lookup(mention)
+    assert len(index._looked_up) == 2  # the oldest forgotten
+    assert [e.id for e in index.lookup("HSP")] == ["D:HSP"]  # and looked up again
