@@ -51,6 +51,7 @@ from kgrecall.calibration import (
     threshold_grid,
 )
 from kgrecall.calibration.gate import DEFAULT_ROUTING_THRESHOLD
+from kgrecall.tools import TOPOLOGIES
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGETS = (0.8, 0.9)
@@ -202,11 +203,15 @@ POLICIES = ("threshold", "cumulative share", "degree groups", "per-query oracle"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", default="demo")
-    parser.add_argument("--topologies", nargs="+", default=["2p", "3p", "2i", "ip", "up"])
+    parser.add_argument(
+        "--topologies", nargs="+", default=["2p", "3p", "2i", "ip", "up"], choices=TOPOLOGIES
+    )
     parser.add_argument("--calibration-queries", type=int, default=400)
     parser.add_argument("--test-queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if min(args.calibration_queries, args.test_queries) < 3:
+        parser.error("--calibration-queries and --test-queries must be at least 3")
     started = time.perf_counter()
     full = load(args.dataset)
     observed = split_graph(full, seed=args.seed)
