@@ -84,7 +84,7 @@ def derive(wheel: Path, output_dir: Path) -> list[str]:
             "mesh_gene_names.tsv.gz",
             MESH_GENE_COLUMNS,
             derive_mesh_gene_table(
-                mesh_labels, mesh_mappings, hgnc[0], mesh_supplementary, mondo[0]
+                mesh_labels, mesh_mappings, hgnc[0], mesh_supplementary, mondo[0], common_words()
             ),
         ),
         ("mesh_terms.tsv.gz", MESH_TERM_COLUMNS, mesh_terms),

