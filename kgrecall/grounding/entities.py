@@ -146,6 +146,21 @@ _PROCESS_CUE = re.compile(
     r"record\w*|amplitudes?|slices?|whole-cell|patch-clamp|currents?)",
     re.IGNORECASE,
 )
+_DASHES = frozenset("-–—")
+#: Before an eponym, words that make it a person: "Dr Osei", "described by Pompe".
+_PERSON_BEFORE = re.compile(r"\b(?:Drs?|Prof|Professor|Mr|Mrs|Ms|Miss|Sir|by)\.?\s+$")
+#: After an eponym, words that make it the name of something other than a disease: a sign,
+#: a test, a cell, a structure, a scale, an author ("Romberg sign", "Gowers manoeuvre",
+#: "Purkinje cells", "Lewy bodies", "Hurler et al.", "Charcot described"), or what only
+#: looks like the disease ("Huntington phenocopies").
+_EPONYM_OF_OTHER = re.compile(
+    r"(?:['’]s?)?\s+(?:signs?|tests?|testing|manoeuvres?|maneuvers?|phenomen\w+|reflex\w*|"
+    r"cells?|bod(?:y|ies)|areas?|criteria|scores?|scales?|classification|stag\w+|grades?|"
+    r"procedures?|operations?|repairs?|joints?|foot|feet|triad|et\s+al\b|and\s+colleagues|"
+    r"laws?|type\s+[IV]+\s+astrocytes|described|reported|observed|noted|wrote|named|coined|"
+    r"phenocop\w+|mimics?|look-?alikes?)\b",
+    re.IGNORECASE,
+)
 _REPEAT_CUE = re.compile(
     r"(repeats?|expansions?|expanded|triplets?|trinucleotides?|tracts?|codons?)", re.I
 )
@@ -335,6 +350,33 @@ def _abbreviation_senses() -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]
             ):
                 senses.setdefault(name, []).append((f"NCBIGene:{gene.ncbi_gene}", (gene.name,)))
     return {name: tuple(found) for name, found in senses.items()}
+
+
+@lru_cache(maxsize=1)
+def eponym_words() -> frozenset[str]:
+    """Words (case-folded) MONDO writes as proper names in disease names and never in lower
+    case: the eponyms ("hurler", "dravet", "pompe"), not "retinal" or "familial". MONDO's
+    labels are lower case but for proper names and acronyms; of its synonyms, only those not
+    written in title case count."""
+    return _cached("eponym_words", _eponym_words, bundled_mondo_path())
+
+
+def _eponym_words() -> frozenset[str]:
+    capitalised: set[str] = set()
+    lower: set[str] = set()
+    for disease in read_mondo_names().values():
+        for word in _NAME_WORD.findall(disease.label):
+            (capitalised if word[0].isupper() else lower).add(word.casefold())
+        for synonym in disease.synonyms:
+            words = _NAME_WORD.findall(synonym)
+            if all(word[0].isupper() for word in words):
+                continue  # "Retinal Dystrophy": title case says nothing
+            capitalised.update(word.casefold() for word in words if word[0].isupper())
+    return frozenset(capitalised - lower)
+
+
+#: A word of a name, for telling eponyms: a letter, then lower case.
+_NAME_WORD = re.compile(r"[A-Za-z][a-z]+")
 
 
 @lru_cache(maxsize=1)
@@ -1179,6 +1221,9 @@ class EntityExtractor:
                 continue
             # a one-letter name ("B", a PPIB alias) is no evidence: "Kufs type B" names no gene
             found = [e for e in index.lookup(phrase) if len(e.matched) > 1]
+            eponym = not found and width == 1 and _bare_eponym(text, start, end)
+            if eponym:  # "Hurler, Scheie", "Angelman cases": "<eponym> syndrome/disease"
+                found = index.lookup(phrase, node_types=_DISEASE_TYPE, bare_eponyms=True)
             if width == 1 and phrase.istitle() and phrase.isalpha():
                 # a disease's acronym is written in capitals: "Canvas" is no CANVAS (a name
                 # in capitals, OMIM's "KURU", is still the name)
@@ -1220,7 +1265,7 @@ class EntityExtractor:
             before = len(words)
             words += [t.group(0) for t in tokens[position + width : position + width + CUE_WINDOW]]
             chosen = _in_context(phrase, width, found, words, before)
-            if chosen is not None and _bare_abbreviation(phrase, chosen):
+            if chosen is not None and (eponym or _bare_abbreviation(phrase, chosen)):
                 # "PD", "TBP", "ALS", "MOMP" undefined in the text: a cue for the entity's
                 # kind in the sentence ("TBP was added as a plasticiser" has none)
                 cue = (
@@ -1656,6 +1701,26 @@ def _later_cell(text: str, start: int, end: int) -> bool:
 
 def _without_commas(text: str) -> str:
     return " ".join(text.casefold().replace(",", " ").split())
+
+
+def _bare_eponym(text: str, start: int, end: int) -> bool:
+    """Whether the capitalised word at ``start:end`` may be a disease's eponym without its
+    noun ("Hurler, Scheie and the intermediate form", "Angelman cases"): not a person's name
+    ("Dr Hurler", "described by Pompe") nor the eponym of a sign, test, cell or scale
+    ("Romberg sign", "Gowers manoeuvre", "Purkinje cells")."""
+    word = text[start:end]
+    return (
+        word[:1].isupper()
+        and word.isalpha()
+        and len(word) >= 4
+        and not word.isupper()
+        and text[end : end + 1] not in _DASHES
+        and text[start - 1 : start] not in _DASHES  # one of several: "Hurler–Scheie"
+        and word.casefold() in eponym_words()
+        and word.casefold() not in common_words()
+        and _PERSON_BEFORE.search(text, max(0, start - 12), start) is None
+        and _EPONYM_OF_OTHER.match(text, end) is None
+    )
 
 
 def _bare_abbreviation(phrase: str, entity: LinkedEntity) -> bool:

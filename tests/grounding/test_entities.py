@@ -189,6 +189,29 @@ def test_a_bare_abbreviation_without_a_cue_needs_a_related_name_beside_it(
     assert "FUS" not in ids(extractor, "MR-guided FUS thalamotomy reduced the tremor.")
 
 
+def test_a_disease_named_by_its_eponym_alone_needs_a_cue(extractor: EntityExtractor) -> None:
+    # "Hurler", "Angelman": MONDO writes the word as a proper name, the KG has "<it> syndrome"
+    row = ids(extractor, "| MPS I (Hurler, Scheie and the intermediate form) | IDUA |")
+    assert (row.get("Hurler"), row.get("Scheie")) == ("ORPHA:93473", "ORPHA:93474")
+    assert ids(extractor, "About 70% of Angelman cases are deletions.").get("Angelman") in (
+        "OMIM:105830",
+        "ORPHA:72",
+    )
+    # no cue and no related name; a person; the eponym of a sign or a look-alike; one name
+    # of several joined by dashes; a capitalised word that is no eponym
+    for text, word in [
+        ("We will submit the Pompe cardiomyocyte abstract next quarter.", "Pompe"),
+        ("The storage disease was first described by Pompe in patients.", "Pompe"),
+        ("The clinic of Prof. Hurler sees patients with ataxia.", "Hurler"),
+        ("Patients had a positive Gowers sign.", "Gowers"),
+        ("HDL1 is listed among the Huntington phenocopies in patients.", "Huntington"),
+        ("Patients with the intermediate Hurler–Scheie form were treated.", "Hurler"),
+        ("Patients with the intermediate Hurler–Scheie form were treated.", "Scheie"),
+        ("Retinal findings were present in most patients.", "Retinal"),
+    ]:
+        assert word not in ids(extractor, text), text
+
+
 def test_a_process_abbreviation_is_cued_by_words_of_the_cell(extractor: EntityExtractor) -> None:
     # a GO term's abbreviation needs a word about cells or their physiology, not about patients
     cued = ids(extractor, "BAX/BAK oligomerisation triggers MOMP and the release of cytochrome c.")
