@@ -87,11 +87,19 @@ def build_demo(
 ) -> None:
     """Build the biomedical demo KG offline from HPO, GO and ligand–receptor data."""
     from kgrecall.kg import DemoConfig, build_demo_kg
+    from kgrecall.kg.demo import DEMO_INPUTS, demo_inputs_digest
 
     workspace = Workspace(home)
     if workspace.exists(name) and not force:
         store = workspace.load(name)
         typer.echo(f"KG {name!r} already built (use --force to rebuild)")
+        extra = store.metadata.extra
+        if "demo_config" in extra and extra.get(DEMO_INPUTS) != demo_inputs_digest():
+            typer.echo(
+                f"  note: built from other bundled tables or build code than this kgrecall "
+                f"installation's (its names may be older): `kgrecall kg build-demo --name "
+                f"{name} --force` rebuilds it (a changed KG needs recalibrating)"
+            )
         _print_stats(store, workspace.graph_path(name))
         _write_indexes(workspace, name, store, only_missing=True)
         return

@@ -33,7 +33,15 @@ def test_build_demo_then_stats_and_subgraph(demo_embeddings_in_isolated_home: Pa
     assert "licence: CC BY 4.0" in built.output
     assert Workspace(isolated_home).exists("demo")
     again = runner.invoke(app, ["kg", "build-demo"])
-    assert "already built" in again.output
+    assert "already built" in again.output and "other bundled tables" not in again.output
+    # a demo KG built from other inputs (older name tables, say) is reported, not replaced
+    workspace = Workspace(isolated_home)
+    older = workspace.load("demo")
+    older.metadata.extra["demo_inputs"] = "0" * 16
+    workspace.save(older, "demo")
+    stale = runner.invoke(app, ["kg", "build-demo"])
+    assert "already built" in stale.output and "other bundled tables" in stale.output
+    assert workspace.load("demo").metadata.extra["demo_inputs"] == "0" * 16
 
     stats = runner.invoke(app, ["kg", "stats", "demo", "--json"])
     payload = json.loads(stats.output)

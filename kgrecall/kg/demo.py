@@ -28,13 +28,17 @@ generic terms (more than :data:`MONDO_GENERIC_DESCENDANTS` descendants: "disease
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from tqdm import tqdm
 
 from kgrecall.kg.loaders import (
     GraphBatch,
     build_store,
+    bundled_ligand_receptor_path,
     gene_ontology_path,
     load_hpo,
     load_ligand_receptor,
@@ -50,6 +54,10 @@ from kgrecall.kg.loaders.names import (
     DiseaseNames,
     GeneNames,
     PhenotypeNames,
+    bundled_hgnc_path,
+    bundled_hpo_path,
+    bundled_mesh_genes_path,
+    bundled_mondo_path,
     disease_node,
     gene_node,
     read_hgnc_names,
@@ -82,6 +90,30 @@ class DemoConfig:
     @classmethod
     def full(cls) -> DemoConfig:
         return cls(phenotype_roots=None, go_roots=None)
+
+
+#: The metadata key of :func:`demo_inputs_digest` in a built demo KG.
+DEMO_INPUTS = "demo_inputs"
+
+
+def demo_inputs_digest() -> str:
+    """A digest of what the demo build reads from this installation: the bundled name and
+    ligand–receptor tables, the Gene Ontology release, the HPO package's version and this
+    module (how they are assembled). A demo KG stored with another digest was built from
+    other inputs: ``kg build-demo`` says so (its names may be older)."""
+    digest = hashlib.sha256()
+    files = (
+        bundled_hgnc_path(), bundled_mondo_path(), bundled_mesh_genes_path(),
+        bundled_hpo_path(), bundled_ligand_receptor_path(), gene_ontology_path(),
+        Path(__file__),
+    )  # fmt: skip
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    try:
+        digest.update(f"hpo3 {version('hpo3')}".encode())
+    except PackageNotFoundError:  # the HPO loader says what is missing when it runs
+        digest.update(b"hpo3 missing")
+    return digest.hexdigest()[:16]
 
 
 def _gene_names(
@@ -324,6 +356,7 @@ def build_demo_kg(config: DemoConfig | None = None, *, progress: bool = True) ->
         [hpo, go, proteins, gene_names, protein_names, disease_names, phenotype_names, encodes],
         name=DEMO_NAME,
     )
+    store.metadata.extra[DEMO_INPUTS] = demo_inputs_digest()
     store.metadata.extra["demo_config"] = {
         "phenotype_roots": list(settings.phenotype_roots or []) or "all",
         "go_roots": list(settings.go_roots or []) or "all",
