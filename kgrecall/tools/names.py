@@ -7,8 +7,8 @@ Each rule is a small function (tested one by one in ``tests/tools/test_names.py`
   word: "Aβ" → "abeta"), dashes, hyphens,
   slashes and punctuation to spaces, possessive ``'s`` dropped ("Huntington's" →
   "huntington"), Roman numerals after "type" and standing alone at the end of a name to
-  digits, the word "type" before a number or code dropped ("type II" → "2", "type 2EE" →
-  "2ee");
+  digits, also with a subtype's letter ("type IIIB" → "3b"), the word "type" before a number
+  or code dropped ("type II" → "2", "type 2EE" → "2ee");
 - :func:`americanize` — British spellings to American ones ("generalised" → "generalized",
   "haemorrhage" → "hemorrhage", "tumour" → "tumor", "oedema" → "edema");
 - :func:`singular` — plural words to singular ("crises" → "crisis", "bodies" → "body",
@@ -81,6 +81,8 @@ _ROMAN = {
 _ROMAN_SUBTYPE = re.compile(
     r"\b(?P<before>(?i:type)\s+|[A-Z]{2,6}[-\s])(?P<roman>[IVX]{1,4})(?P<letter>[a-z])\b"
 )
+#: A Roman numeral and one letter that is no numeral, after "type" (folded): "ia", "iiib".
+_ROMAN_LETTERED = re.compile(r"(?P<roman>i{1,3}|iv|vi{0,3}|ix|xi{0,2})(?P<letter>[a-hj-uwyz])")
 _POSSESSIVE = re.compile(r"(?<=[a-z0-9])['’]s?(?![a-z0-9])")
 _SEPARATORS = re.compile(r"[^a-z0-9]+")
 #: Words that do not distinguish one name from another when word order is ignored.
@@ -151,11 +153,12 @@ def fold(text: str) -> str:
     words = _SEPARATORS.sub(" ", folded).split()
     for position, word in enumerate(words):
         roman = _ROMAN.get(word)
-        if roman and (
-            (position > 0 and words[position - 1] == "type")
-            or (position == len(words) - 1 and position > 0 and word != "i")
-        ):
+        after_type = position > 0 and words[position - 1] == "type"
+        if roman and (after_type or (position == len(words) - 1 and position > 0 and word != "i")):
             words[position] = roman
+        elif after_type and (lettered := _ROMAN_LETTERED.fullmatch(word)):
+            # "type IA", "type IIIB": a subtype's number and letter (I, V and X are numerals)
+            words[position] = _ROMAN[lettered["roman"]] + lettered["letter"]
     # "type 2EE" = "2EE", "type A" = "A": the word "type" before a code is dropped
     return " ".join(
         w

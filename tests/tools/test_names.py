@@ -55,6 +55,11 @@ from kgrecall.tools.names import (
         ),
         ("CDG-Ia", "cdg 1a"),
         ("CDG type IIb", "cdg 2b"),
+        # … and so is one with a capital letter that is no numeral after "type": IA is 1A
+        ("Charcot–Marie–Tooth type IA", "charcot marie tooth 1a"),
+        ("mucopolysaccharidosis type IIIB", "mucopolysaccharidosis 3b"),
+        ("Usher syndrome type IVA", "usher syndrome 4a"),
+        ("glycogen storage disease type IX", "glycogen storage disease 9"),  # a numeral only
         ("type II CDG", "2 cdg"),
         ("Xi", "xi"),  # no code alone
         # accents and umlauts go; Greek letters are spelt out before
