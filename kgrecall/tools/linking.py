@@ -116,6 +116,17 @@ GENE_QUALIFIED = re.compile(
     r"^(?P<gene>[A-Za-z0-9][\w.]*?)[-\s](?:related|associated|linked|mediated)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
+#: The phenotype prefixes of the Movement Disorder Society's gene-based names ("PARK-PRKN",
+#: "DYT-TOR1A", "NBIA/DYT-PANK2") and the words of the diseases they name.
+_MDS_PREFIXES = {
+    "PARK": "parkinson", "DYT": "dystonia", "CHOR": "chorea", "MYC": "myoclonus",
+    "SPG": "spastic paraplegia", "HSP": "spastic paraplegia", "SCA": "spinocerebellar ataxia",
+    "ATX": "ataxia", "NBIA": "brain iron accumulation", "PXMD": "paroxysmal",
+}  # fmt: skip
+_GENE_NAMED = re.compile(
+    rf"^(?P<prefixes>(?:{'|'.join(_MDS_PREFIXES)})(?:/(?:{'|'.join(_MDS_PREFIXES)}))*)"
+    r"-(?P<gene>[A-Z][A-Za-z0-9]*\d[A-Za-z0-9]*|[A-Z]{3,})$"
+)
 #: "KCNQ2 encephalopathy", "PRRT2 dyskinesia": a symbol with a digit right before a clinical
 #: name, the gene's disease (as "KCNQ2-related" would say).
 _GENE_BEFORE_NAME = re.compile(r"^(?P<gene>[A-Z][A-Z0-9]*\d[A-Z0-9]*)\s+(?P<rest>[a-z][a-z\s-]+)$")
@@ -458,6 +469,7 @@ class EntityIndex:
                 ]
         return (
             self._plural_acronym(mention, node_types)
+            or self._gene_named(mention, node_types)
             or self._numbered(mention, node_types)
             or self._gene_qualified(mention, node_types)
             or self._expanded(mention, node_types)
@@ -700,6 +712,21 @@ class EntityIndex:
                                     match="acronym"),
                         )  # fmt: skip
         return list(found.values())
+
+    def _gene_named(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "PARK-PRKN", "DYT-TOR1A", "NBIA/DYT-PANK2": the Movement Disorder Society's names
+        of a genetic movement disorder, a phenotype prefix and the gene → the disease linked
+        to the gene whose name holds the prefix's words (as "PRKN-related Parkinson" would)."""
+        match = _GENE_NAMED.match(mention.strip())
+        if match is None:
+            return []
+        for prefix in match.group("prefixes").split("/"):
+            found = self._gene_qualified(
+                f"{match.group('gene')}-related {_MDS_PREFIXES[prefix]}", node_types
+            )
+            if found:
+                return found
+        return []
 
     def _gene_qualified(
         self, mention: str, node_types: Collection[str] | None

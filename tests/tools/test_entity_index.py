@@ -469,6 +469,16 @@ def test_a_symbol_before_a_clinical_name_is_the_genes_disease(index: EntityIndex
     assert index.lookup("SORT1 dystonia") == []  # SORT1 has no such disease
 
 
+def test_a_movement_disorder_society_name_is_the_genes_disease(index: EntityIndex) -> None:
+    # a phenotype prefix and the gene: the gene's disease whose name holds the prefix's words
+    assert best(index, "DYT-TOR1A") == ("D:DYT1", "gene_qualified")
+    assert best(index, "PARK-SNCA") == ("D:PD", "gene_qualified")
+    assert best(index, "NBIA/DYT-TOR1A") == ("D:DYT1", "gene_qualified")  # the second prefix
+    assert [e.id for e in index.lookup("PARK-TOR1A")] == ["D:PD"]  # of its three diseases
+    assert index.lookup("SCA-TOR1A") == []  # no spinocerebellar ataxia of TOR1A
+    assert index.lookup("DYT-SORT1") == []  # SORT1 has no disease
+
+
 def test_of_equal_records_the_one_the_mention_abbreviates_comes_first() -> None:
     store = NetworkXStore(KGSchema.biomedical())
     store.add_nodes(
