@@ -255,9 +255,10 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
     """Folded, singular keys of a name, of its un-inverted form and of its numbered head, and
     of each without a generic tail HGNC adds to a name people write shorter ("sonic hedgehog
     signaling molecule" → "sonic hedgehog"; ``folded``: the name already folded, to save
-    folding it again), of a respiratory-chain name without "mitochondrial", and of a process
-    of a part of the cell by the part's adjective ("autophagy of mitochondrion": "mitochondrial
-    autophagy")."""
+    folding it again), of a respiratory-chain name without "mitochondrial", of a process of a
+    part of the cell by the part's adjective ("autophagy of mitochondrion": "mitochondrial
+    autophagy"), and of a response to dopamine replacement as people write it
+    ("levodopa-responsive parkinsonism", "L-dopa-responsive dystonia")."""
     keys = set()
     inverted = uninvert(text)
     head = numbered_head(text)
@@ -285,8 +286,27 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
     }
     # the respiratory chain is mitochondrial: "complex I deficiency", "complex I assembly"
     keys |= {key.removeprefix(_MITOCHONDRIAL) for key in keys if _RESPIRATORY_CHAIN.match(key)}
+    # "Parkinsonism with favorable response to dopaminergic medication" is written
+    # "levodopa-responsive parkinsonism", "dopa-responsive dystonia" "L-dopa-responsive" too
+    responsive = {
+        f"dopa responsive {match['what']}"
+        for key in keys
+        if (match := _DOPA_RESPONSE.fullmatch(key))
+    } | {key for key in keys if _DOPA_RESPONSIVE.search(key)}
+    keys |= {
+        _DOPA_RESPONSIVE.sub(form, key) for key in responsive for form in _DOPA_RESPONSIVE_FORMS
+    }
     keys.discard("")
     return keys
+
+
+#: A name that says a finding responds to dopamine replacement (as keys write it).
+_DOPA_RESPONSE = re.compile(
+    r"(?P<what>[a-z ]+?) with favorable response to (?:dopaminergic medication|levodopa)"
+)
+_DOPA_RESPONSIVE = re.compile(r"(?<![a-z])dopa responsive")
+#: How people write "dopa-responsive" (as keys write it).
+_DOPA_RESPONSIVE_FORMS = ("dopa responsive", "levodopa responsive", "l dopa responsive")
 
 
 #: A respiratory-chain name's prefix that people leave out ("mitochondrial complex I

@@ -250,6 +250,15 @@ def test_name_keys_leave_out_a_generic_tail_people_do_not_write() -> None:
     assert name_keys("signaling molecule") == {"signaling molecule"}  # never an empty key
 
 
+def test_name_keys_write_a_response_to_dopamine_replacement_as_people_do() -> None:
+    keys = name_keys("Parkinsonism with favorable response to dopaminergic medication")
+    assert {"dopa responsive parkinsonism", "levodopa responsive parkinsonism"} <= keys
+    assert "l dopa responsive dystonia" in name_keys("Dopa-responsive dystonia")
+    # a word ending in "dopa" is no "dopa-responsive" to rewrite
+    assert name_keys("Levodopa-responsive dystonia") == {"levodopa responsive dystonia"}
+    assert name_keys("Tremor") == {"tremor"}
+
+
 def test_name_keys_take_a_latin_plural_for_its_singular() -> None:
     assert name_keys("autophagy of mitochondria") == name_keys("autophagy of mitochondrion")
     assert name_keys("basal ganglia") == name_keys("basal ganglion")
