@@ -81,8 +81,11 @@ _ROMAN = {
 _ROMAN_SUBTYPE = re.compile(
     r"\b(?P<before>(?i:type)\s+|[A-Z]{2,6}[-\s])(?P<roman>[IVX]{1,4})(?P<letter>[a-z])\b"
 )
-#: A Roman numeral and one letter that is no numeral, after "type" (folded): "ia", "iiib".
-_ROMAN_LETTERED = re.compile(r"(?P<roman>i{1,3}|iv|vi{0,3}|ix|xi{0,2})(?P<letter>[a-hj-uwyz])")
+#: … and so is, after "type", a Roman numeral and a capital that is no numeral: "type IA" is
+#: type 1A, "type IIIB" 3B ("type is" stays words).
+_ROMAN_CAPITAL_SUBTYPE = re.compile(
+    r"\b(?P<before>(?i:type)\s+)(?P<roman>I{1,3}|IV|VI{0,3}|IX|XI{0,2})(?P<letter>[A-HJ-UWYZ])\b"
+)
 _POSSESSIVE = re.compile(r"(?<=[a-z0-9])['’]s?(?![a-z0-9])")
 _SEPARATORS = re.compile(r"[^a-z0-9]+")
 #: Words that do not distinguish one name from another when word order is ignored.
@@ -137,9 +140,11 @@ _AMERICAN = [
 
 def fold(text: str) -> str:
     """Lower-case words separated by single spaces (see the module docstring)."""
-    folded = _ROMAN_SUBTYPE.sub(
-        lambda m: m["before"] + _ROMAN[m["roman"].casefold()] + m["letter"], text
-    )
+    folded = text
+    for subtype in (_ROMAN_SUBTYPE, _ROMAN_CAPITAL_SUBTYPE):
+        folded = subtype.sub(
+            lambda m: m["before"] + _ROMAN[m["roman"].casefold()] + m["letter"], folded
+        )
     folded = _SYMBOL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], folded)
     folded = _LETTER_GREEK.sub(lambda m: m.group(1) + GREEK[m.group(2)], folded)
     folded = _FINAL_GREEK.sub(lambda m: _SYMBOL_GREEK_LATIN[m.group(1)], folded)
@@ -153,12 +158,11 @@ def fold(text: str) -> str:
     words = _SEPARATORS.sub(" ", folded).split()
     for position, word in enumerate(words):
         roman = _ROMAN.get(word)
-        after_type = position > 0 and words[position - 1] == "type"
-        if roman and (after_type or (position == len(words) - 1 and position > 0 and word != "i")):
+        if roman and (
+            (position > 0 and words[position - 1] == "type")
+            or (position == len(words) - 1 and position > 0 and word != "i")
+        ):
             words[position] = roman
-        elif after_type and (lettered := _ROMAN_LETTERED.fullmatch(word)):
-            # "type IA", "type IIIB": a subtype's number and letter (I, V and X are numerals)
-            words[position] = _ROMAN[lettered["roman"]] + lettered["letter"]
     # "type 2EE" = "2EE", "type A" = "A": the word "type" before a code is dropped
     return " ".join(
         w

@@ -60,6 +60,7 @@ from kgrecall.tools.names import (
         ("mucopolysaccharidosis type IIIB", "mucopolysaccharidosis 3b"),
         ("Usher syndrome type IVA", "usher syndrome 4a"),
         ("glycogen storage disease type IX", "glycogen storage disease 9"),  # a numeral only
+        ("The type is unusual", "the type is unusual"),  # words, not a code
         ("type II CDG", "2 cdg"),
         ("Xi", "xi"),  # no code alone
         # accents and umlauts go; Greek letters are spelt out before
