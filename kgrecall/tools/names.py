@@ -291,7 +291,7 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
     # the respiratory chain is mitochondrial: "complex I deficiency", "complex I assembly"
     keys |= {key.removeprefix(_MITOCHONDRIAL) for key in keys if _RESPIRATORY_CHAIN.match(key)}
     # "Parkinsonism with favorable response to dopaminergic medication" is written
-    # "levodopa-responsive parkinsonism", "dopa-responsive dystonia" "L-dopa-responsive" too
+    # "levodopa-responsive parkinsonism", and "dopa-responsive dystonia" as "L-dopa-responsive"
     responsive = {
         f"dopa responsive {match['what']}"
         for key in keys
