@@ -174,6 +174,22 @@ _INHERITANCE_CUE = re.compile(
     r"(transmi\w*|inherit\w*|penetran\w*|segregat\w*|patterns?|traits?|modes?)", re.I
 )
 _DECIMAL = re.compile(r"\d+\.\d+(?:-\d+(?:\.\d+)?)?")
+#: English function words (closed classes: negation, determiners, pronouns, prepositions,
+#: conjunctions, auxiliaries). In capitals they are emphasis or a heading ("but NOT reported",
+#: "RESULTS OF THE STUDY"), not the gene whose old alias they are ("NOT" was NR4A2's, "OF"
+#: BRIP1's, "IN" CD44's) — unless its kind follows at once ("the NOT gene").
+_FUNCTION_WORDS = frozenset(
+    {"not", "no", "nor", "never", "only", "all", "any", "some", "each", "both", "either",
+     "neither", "none", "the", "an", "this", "that", "these", "those", "and", "or", "but",
+     "if", "so", "as", "than", "then", "of", "in", "on", "at", "to", "by", "for", "from",
+     "with", "into", "onto", "up", "out", "off", "over", "under", "per", "via", "is", "are",
+     "was", "were", "be", "been", "am", "do", "does", "did", "has", "have", "had", "can",
+     "may", "must", "will", "shall", "should", "would", "could", "it", "its", "we", "he",
+     "she", "they", "us", "our", "you", "me", "my", "who", "what", "which", "why", "how",
+     "when", "where", "also", "even", "yet", "very", "most", "more", "less"}
+)  # fmt: skip
+#: What makes a capitalised function word a gene's name: its kind right after it.
+_GENE_KIND = re.compile(r"genes?|proteins?|loci|locus|mrna|transcripts?", re.I)
 #: Words after a defined short form that name its kind, not another entity ("ED syndromes").
 _KIND_WORDS = frozenset(
     {"syndrome", "syndromes", "disease", "diseases", "disorder", "disorders", "spectrum"}
@@ -1755,6 +1771,13 @@ def _in_context(
             return None  # "AD transmission", "AR inheritance"
         if any(_DECIMAL.fullmatch(w) for w in nearby[before:][:2]):
             return None  # a statistic: "(SD 6.2)", "95% CI 1.2-3.4", "an MAE of 4.1"
+        if phrase.casefold() in _FUNCTION_WORDS and not any(
+            _GENE_KIND.fullmatch(w) for w in nearby[before:][:1]
+        ):
+            found = [e for e in found if e.type not in _GENE_TYPES]  # "but NOT reported"
+            if not found:
+                return None
+            best = found[0]
 
     if _NUCLEOTIDES.fullmatch(phrase) and any(_REPEAT_CUE.fullmatch(w) for w in nearby):
         return None

@@ -349,6 +349,17 @@ def test_statistics_and_inheritance_modes_are_not_entities(extractor: EntityExtr
     assert ids(extractor, "SNCA was sequenced in PD 11 families.")["PD 11"] == "OMIM:607688"
 
 
+def test_a_function_word_in_capitals_is_emphasis_not_a_gene_alias(
+    extractor: EntityExtractor,
+) -> None:
+    # "NOT" is an old alias of NR4A2; "variant" and "gene" nearby are no cue for emphasis
+    assert "NOT" not in ids(extractor, "The variant was NOT found in the proband's gene panel.")
+    assert "NOT" not in ids(extractor, "MKS1, the Meckel gene, is NOT reported in Joubert.")
+    assert ids(extractor, "Mutations of the NOT gene were found.")["NOT"] == "NCBIGene:4929"
+    # an approved symbol that is an everyday content word keeps its cue rule
+    assert ids(extractor, "The SET gene was sequenced.")["SET"] == "NCBIGene:6418"
+
+
 def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityExtractor) -> None:
     # "dyskinesia" is a KG phenotype; "primary ciliary dyskinesia" a disease the KG lacks
     mentions = extractor.extract("Primary ciliary dyskinesia was confirmed by biopsy.")
