@@ -100,6 +100,10 @@ _INTERJECTION = re.compile(
     re.IGNORECASE,
 )
 #: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.
+#: A clause that gives a reason or a concession: the terms outside the KG it names explain
+#: the claim, they are not more of what it says about its subject.
+_REASON_OR_CONCESSION = re.compile(r"[\s,]*(?:because|although|though|while)\b", re.IGNORECASE)
+_REASON_OR_CONCESSION_CUT = re.compile(r"\b(?:because|although|though|while)\s*$", re.IGNORECASE)
 _FRONTED = re.compile(r"\s*(?:although|though|while|whereas|because|since|unless)\b", re.I)
 #: A report, a finding or a belief whose "that" clause says what it holds (a denied one
 #: denies it).
@@ -394,6 +398,10 @@ def read_assertions(
             clause = clauses[min(bisect_left(ends, spans[index][1]), len(clauses) - 1)]
             if clause.kind == "apposition":
                 continue  # a word describing a name ("Vici syndrome, a disorder of …")
+            if _REASON_OR_CONCESSION.match(text, clause.start) or _REASON_OR_CONCESSION_CUT.search(
+                text, max(0, clause.start - 12), clause.start
+            ):
+                continue  # why, or despite what: "…, because the transporter carries serine"
             seen.add((0, index, frozenset()))
             found.append(Assertion(0, index, negated=_negated(clause, spans[index][1])))
     partners: dict[int, int] = {}

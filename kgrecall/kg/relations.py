@@ -349,6 +349,8 @@ CLAIM_WORDINGS: tuple[tuple[str, frozenset[str], bool], ...] = (
      r"treated|listed|coded) as an?(?=\s+X+[\s-]+(?:sub-?types?|forms?|variants?|"
      r"subclass(?:es)?)\b)|"
      r"(?:filed|listed|grouped|placed|classed) under|(?:is|are|was|were) filed as|"
+     # "X is filed with the serine deficiency disorders", "X and Y belong with the anaemias"
+     r"(?:filed|grouped|classed|classified|belongs?)\s+with(?=\s+(?:the\s+)?X)|"
      r"falls? (?:under|into|within)|(?:members?|subgroups?|subsets?) of)\b",
      frozenset({"subclass_of"}), False),
     # "belongs to" places a term under another without saying whether as a kind or a part

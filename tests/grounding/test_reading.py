@@ -201,6 +201,23 @@ def test_weak_mentions_join_asserted_pairs_and_the_claim_subject() -> None:
     ]
 
 
+def test_a_reason_or_a_concession_adds_no_outside_term_to_the_claim() -> None:
+    # "serine" explains why (a vocabulary term the KG lacks): not more of what the claim says
+    # about its subject, as it would be in a clause that goes on about it
+    because = "XXXXX is filed with the XXXXXXXXX, because the transporter carries XXXXXX."
+    spans = [(0, 5), (24, 33), (67, 73)]
+    assert [(a.subject, a.object) for a in read_assertions(because, spans, weak={2})] == [(0, 1)]
+    despite = "XXXX is not linked to XXXXXXXXXXXXX, although XXXXXXXXXXXX have been noted."
+    spans = [(0, 4), (22, 35), (46, 58)]
+    assert [(a.subject, a.object) for a in read_assertions(despite, spans, weak={2})] == [(0, 1)]
+    goes_on = "XXXXX is filed with the XXXXXXXXX, and it carries XXXXXX."
+    spans = [(0, 5), (24, 33), (51, 57)]
+    assert [(a.subject, a.object) for a in read_assertions(goes_on, spans, weak={2})] == [
+        (0, 1),
+        (0, 2),
+    ]
+
+
 def test_list_items_are_not_said_to_be_related_to_each_other() -> None:
     # no predicate: each item of the list pairs with the mention before the list
     assert read("The [PMEs] combine [action myoclonus], [epilepsy] and progressive decline.") == [
@@ -395,8 +412,8 @@ def test_experimental_material_and_samples_are_no_part_of_a_claim(
 @pytest.mark.parametrize(
     ("text", "excluded"),
     [
-        # "…, even though the total neutrophil pool is normal": a cell, where the claim happens
-        ("XXXX is classified as a XXXXXXXXXXXXXXXX, even though the XXXXXXXXXX pool is normal.",
+        # "…, and the total neutrophil pool is normal": a cell, where the claim happens
+        ("XXXX is classified as a XXXXXXXXXXXXXXXX, and the XXXXXXXXXX pool is normal.",
          "places"),
         # a drug the claim goes on about is part of it; a test in the same place is how
         # something was found, in no pair
@@ -535,6 +552,10 @@ def test_a_new_clause_may_open_with_a_longer_subject() -> None:
          ("Chorea", "HD", "has_phenotype", False, False)),
         ("[Ataxia], by contrast, is often presented as the parent category, with [SCA1] as "
          "one of its subtypes.", ("SCA1", "Ataxia", "subclass_of", False, False)),
+        ("[PHGDH deficiency] is also filed with the [serine deficiency disorders].",
+         ("PHGDH deficiency", "serine deficiency disorders", "subclass_of", False, False)),
+        ("[Stomatocytosis] belongs with the [haemolytic anaemias].",
+         ("Stomatocytosis", "haemolytic anaemias", "subclass_of", False, False)),
     ],
 )  # fmt: skip
 def test_more_hierarchy_part_and_phenotype_wordings(
