@@ -1741,7 +1741,10 @@ def _bare_eponym(text: str, start: int, end: int) -> bool:
 
 def _bare_abbreviation(phrase: str, entity: LinkedEntity) -> bool:
     """Capitals only, no digit, and short: two or three letters ("TBP", "APP"), or four that
-    are not the entity's own name ("PD", "ALS" as disease acronyms; "SNCA" is SNCA's name)."""
+    are not the entity's own name ("PD", "ALS" as disease acronyms; "SNCA" is SNCA's name);
+    in the plural too ("HSPs", and "DCs", "NPCs" for cells)."""
+    if phrase.endswith("s") and phrase[:-1].isupper():
+        phrase = phrase[:-1]
     if not (phrase.isalpha() and phrase.isupper()):
         return False
     return 2 <= len(phrase) <= 3 or (len(phrase) == 4 and entity.matched != entity.name)

@@ -391,17 +391,26 @@ def _split_compound(word: str) -> list[str]:
     return [*parts, word]
 
 
+#: A subtype's letter at the end of a folded name ("niemann pick disease c").
+_LETTER_CODE = re.compile(r"[a-z]")
+#: The noun a subtype's letter follows, left out of its initials ("NPC", not "NPDC").
+_KIND_NOUNS = frozenset({"disease", "syndrome"})
+
+
 def acronym_variants(words: list[str]) -> set[str]:
     """The initials of a name's folded words other than :func:`acronym_of_folded`'s that people
     abbreviate it to: with "of" spelt as a word ("freezing of gait": FOG, besides FG — only
     inside the name), with each combining form of a compound as its own initial ("oculogyric
-    crisis": OGC), and without "related" ("sleep-related hypermotor epilepsy": SHE)."""
+    crisis": OGC), without "related" ("sleep-related hypermotor epilepsy": SHE), and without
+    the disease or syndrome before a subtype's letter ("Niemann-Pick disease type C": NPC)."""
     plain = acronym_of_folded(words)
     forms = [list(words)]
     if "of" in words[1:-1]:
         forms.append([w if w != "of" else "o" for w in words])
     forms += [[part for w in form for part in _split_compound(w)] for form in forms]
     forms += [[w for w in form if w != "related"] for form in forms if "related" in form[:-1]]
+    if len(words) >= 4 and _LETTER_CODE.fullmatch(words[-1]) and words[-2] in _KIND_NOUNS:
+        forms.append([*words[:-2], words[-1]])  # "Niemann-Pick disease type C": NPC
     variants = {acronym_of_folded(form) for form in forms}
     return {v for v in variants if v is not None and v != plain}
 

@@ -360,6 +360,18 @@ def test_a_function_word_in_capitals_is_emphasis_not_a_gene_alias(
     assert ids(extractor, "The SET gene was sequenced.")["SET"] == "NCBIGene:6418"
 
 
+def test_an_abbreviation_in_the_plural_needs_a_cue_as_in_the_singular(
+    extractor: EntityExtractor,
+) -> None:
+    # "DCs" are dendritic cells here, "NPCs" neural progenitors: no disease cue near them
+    assert "DCs" not in ids(extractor, "Monocyte-derived DCs were pulsed with peptide.")
+    assert "NPCs" not in ids(extractor, "iPSC-derived NPCs were differentiated into neurons.")
+    found = ids(extractor, "Patients with complex HSPs often have neuropathy.")
+    assert found["complex HSPs"] == "MONDO:0015150"
+    # "Niemann-Pick disease type C" is NPC (the kind noun before the subtype letter left out)
+    assert ids(extractor, "Work-up for NPC was prompted in the patient.")["NPC"] == "ORPHA:646"
+
+
 def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityExtractor) -> None:
     # "dyskinesia" is a KG phenotype; "primary ciliary dyskinesia" a disease the KG lacks
     mentions = extractor.extract("Primary ciliary dyskinesia was confirmed by biopsy.")

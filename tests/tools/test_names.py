@@ -213,6 +213,8 @@ def test_acronym(name: str, initials: str | None) -> None:
         ("Congenital fibrosis of extraocular muscles", {"CFEOM", "CFOEM", "CFOEOM"}),
         ("Postural tremor", set()),  # "post" + "ural": too short a rest to be a word
         ("Parkinson disease", set()),  # nothing other than the initials
+        ("Niemann-Pick disease type C", {"NPC"}),  # the kind noun before a subtype's letter
+        ("Gaucher disease type 1", set()),  # a subtype's number keeps it ("GD1")
     ],
 )
 def test_acronym_variants(name: str, variants: set[str]) -> None:
