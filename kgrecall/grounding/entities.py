@@ -1277,9 +1277,20 @@ class EntityExtractor:
                 found = [e for e in found if e.match == "name"]
             if not found:
                 continue
-            words = [t.group(0) for t in tokens[max(0, position - CUE_WINDOW) : position]]
-            before = len(words)
-            words += [t.group(0) for t in tokens[position + width : position + width + CUE_WINDOW]]
+            genes = [e for e in found if e.type in _GENE_TYPES]
+            if (
+                genes
+                and len(genes) < len(found)
+                and all(e.matched != e.name for e in genes)
+                and any(e.name in sentences.words(start) for e in genes)
+                and not (
+                    position + width < len(tokens)
+                    and _GENE_KIND.fullmatch(tokens[position + width].group(0))
+                )
+            ):  # "ALS19 … ERBB4 variants": the gene has its symbol here, the alias is the
+                # disease (not in "the PARK5 locus was assigned to UCHL1")
+                found = [e for e in found if e.type not in _GENE_TYPES]
+            words, before = _cue_window(text, tokens, position, width)
             chosen = _in_context(phrase, width, found, words, before)
             if chosen is not None and (eponym or _bare_abbreviation(phrase, chosen)):
                 # "PD", "TBP", "ALS", "MOMP" undefined in the text: a cue for the entity's
@@ -1534,6 +1545,7 @@ class _Sentences:
         self.text = text
         self._ends = [m.end() for m in self._END.finditer(text)] + [len(text)]
         self._found: dict[tuple[int, str], bool] = {}
+        self._words: dict[int, frozenset[str]] = {}
         #: the node types named so far in each sentence that is a table row
         self._row_types: dict[int, set[str]] = {}
 
@@ -1551,6 +1563,14 @@ class _Sentences:
     def row_names(self, position: int, node_types: frozenset[str]) -> bool:
         """Whether the table row holding ``position`` named an entity of these types before."""
         return bool(self._row_types.get(bisect_left(self._ends, position + 1), set()) & node_types)
+
+    def words(self, position: int) -> frozenset[str]:
+        """The words of the sentence holding ``position``."""
+        number = bisect_left(self._ends, position + 1)
+        if number not in self._words:
+            start = self._ends[number - 1] if number else 0
+            self._words[number] = frozenset(_TOKEN.findall(self.text[start : self._ends[number]]))
+        return self._words[number]
 
     def has(self, position: int, cue: re.Pattern[str]) -> bool:
         """Whether the sentence holding ``position`` has a word matching ``cue``."""
@@ -1737,6 +1757,33 @@ def _bare_eponym(text: str, start: int, end: int) -> bool:
         and _PERSON_BEFORE.search(text, max(0, start - 12), start) is None
         and _EPONYM_OF_OTHER.match(text, end) is None
     )
+
+
+#: What ends the words searched for a cue: a semicolon, a colon or a full stop between
+#: clauses ("pointed to PKAN; PANK2 sequencing was positive": no cue for a gene).
+_CUE_STOP = re.compile(r"[;:]|\.\s")
+
+
+def _cue_window(
+    text: str, tokens: Sequence[re.Match[str]], position: int, width: int
+) -> tuple[list[str], int]:
+    """The words up to :data:`CUE_WINDOW` either side of the phrase at ``tokens[position :
+    position + width]``, within its clause; and how many of them come before it."""
+    before: list[str] = []
+    at = position
+    while at > 0 and len(before) < CUE_WINDOW:
+        if _CUE_STOP.search(text, tokens[at - 1].end(), tokens[at].start()):
+            break
+        at -= 1
+        before.insert(0, tokens[at].group(0))
+    after: list[str] = []
+    at = position + width - 1
+    while at + 1 < len(tokens) and len(after) < CUE_WINDOW:
+        if _CUE_STOP.search(text, tokens[at].end(), tokens[at + 1].start()):
+            break
+        at += 1
+        after.append(tokens[at].group(0))
+    return before + after, len(before)
 
 
 def _bare_abbreviation(phrase: str, entity: LinkedEntity) -> bool:

@@ -372,6 +372,29 @@ def test_an_abbreviation_in_the_plural_needs_a_cue_as_in_the_singular(
     assert ids(extractor, "Work-up for NPC was prompted in the patient.")["NPC"] == "ORPHA:646"
 
 
+def test_a_cue_is_looked_for_within_the_clause(extractor: EntityExtractor) -> None:
+    # PKAN names the disease and (an alias) PANK2: "sequencing" after the semicolon is the
+    # next clause's, no cue for the gene
+    text = "Eye-of-the-tiger sign on MRI pointed to PKAN; PANK2 sequencing was positive."
+    assert ids(extractor, text)["PKAN"] == "ORPHA:157850"
+    assert ids(extractor, "PKAN sequencing was positive.")["PKAN"] == "NCBIGene:80025"
+    # "history" before the colon cues no abbreviation after it ("CD": Crohn disease here)
+    assert "CD" not in ids(extractor, "Past history: ileocolonic CD on adalimumab.")
+
+
+def test_a_gene_alias_is_the_disease_where_the_gene_has_its_symbol(
+    extractor: EntityExtractor,
+) -> None:
+    # ALS19 is an old alias of ERBB4 and a disease: with ERBB4 named, it is the disease
+    found = ids(extractor, "ALS19 was associated with ERBB4 variants in a family.")
+    assert found["ALS19"] == "OMIM:615515"
+    assert ids(extractor, "SCA2 mutations were sequenced.")["SCA2"] == "NCBIGene:6311"
+    # a locus named by the alias is the gene all the same
+    found = ids(extractor, "The PARK5 locus was assigned to UCHL1.")
+    assert extractor.store is not None
+    assert extractor.store.get_node(found["PARK5"]).type in {"gene", "protein"}
+
+
 def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityExtractor) -> None:
     # "dyskinesia" is a KG phenotype; "primary ciliary dyskinesia" a disease the KG lacks
     mentions = extractor.extract("Primary ciliary dyskinesia was confirmed by biopsy.")
