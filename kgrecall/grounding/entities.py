@@ -126,7 +126,9 @@ _DISEASE_CUE = re.compile(
     r"(patients?|cases?|diseases?|disorders?|syndromes?|onset|diagnos\w*|affected|families|"
     r"pedigrees?|cohorts?|subjects?|symptoms?|signs?|progression|clinical\w*|phenotypes?|"
     r"presented|presents?|presenting|developed|manifest\w*|risk|types?|subtypes?|forms?|"
-    r"dementia|ataxia|dystonia|parkinsonism|recurrent|frequent|episodes?|history|caus\w*|"
+    r"dementias?|ataxias?|dystonias?|parkinsonism|recurrent|frequent|episodes?|history|caus\w*|"
+    # the certainty of a diagnosis: "probable CAA", "possible MSA"
+    r"probable|possible|definite|"
     r"characteri[sz]\w*|inherit\w*|prevalen\w*|endemic|children|adults|individuals|"
     r"childhood|infancy|adolescence|adulthood|"
     r"treated|autops\w*|neuropatholog\w*|"
@@ -138,6 +140,11 @@ _DISEASE_CUE = re.compile(
     r"[\w.]+-(?:associated|related|linked))",
     re.IGNORECASE,
 )
+#: Before a diagnosis concluded from findings listed before a colon: "Ptosis, pigmentary
+#: retinopathy and heart block: KSS." (not a field's label: "Past history: CD on …").
+_CONCLUDED = re.compile(r"\w[^\S\n]*:[^\S\n]*$")
+#: …and what may end it: the sentence, a bracket or a semicolon.
+_CONCLUSION_END = re.compile(r"\s*(?:[.;(]|$)")
 #: Words near a mention that say it is a process in a cell (a GO term's abbreviation: "MOMP
 #: triggers the release of cytochrome c", "evoked EPSPs were recorded in CA1 neurons").
 _PROCESS_CUE = re.compile(
@@ -1304,7 +1311,15 @@ class EntityExtractor:
                 )
                 # in a table row, a KG name in an earlier cell is the cue ("| SOD1 | ALS |
                 # 12 % |", "| Dejerine-Sottas neuropathy | PRX |", "| Netrin-1 | DCC |")
-                if not (sentences.has(start, cue) or sentences.row_names(start, _KG_TYPES)):
+                if not (
+                    sentences.has(start, cue)
+                    or sentences.row_names(start, _KG_TYPES)
+                    or (
+                        chosen.type in _CLINICAL_TYPES
+                        and _CONCLUDED.search(text, max(0, start - 20), start) is not None
+                        and _CONCLUSION_END.match(text, end) is not None
+                    )
+                ):
                     # no cue word: kept only if a name of the sentence is its KG neighbour
                     # ("gaze palsy and early backward falls pointed to PSP")
                     return width, chosen.id, (), False

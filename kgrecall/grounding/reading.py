@@ -99,11 +99,11 @@ _INTERJECTION = re.compile(
     r"|\b(?:is|are|was|were)\s*,\s*(?-i:[a-z]+(?:\s+[a-z]+){0,3})\s*$",
     re.IGNORECASE,
 )
-#: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.
-#: A clause that gives a reason or a concession: the terms outside the KG it names explain
-#: the claim, they are not more of what it says about its subject.
+#: A clause that gives a reason or a concession (its opening word, or the word its cut took):
+#: the terms outside the KG it names explain the claim, not more of what it says of its subject.
 _REASON_OR_CONCESSION = re.compile(r"[\s,]*(?:because|although|though|while)\b", re.IGNORECASE)
 _REASON_OR_CONCESSION_CUT = re.compile(r"\b(?:because|although|though|while)\s*$", re.IGNORECASE)
+#: A subordinate clause put first ("Although X is Y, …"): it ends at its first comma.
 _FRONTED = re.compile(r"\s*(?:although|though|while|whereas|because|since|unless)\b", re.I)
 #: A report, a finding or a belief whose "that" clause says what it holds (a denied one
 #: denies it).

@@ -395,6 +395,16 @@ def test_a_gene_alias_is_the_disease_where_the_gene_has_its_symbol(
     assert extractor.store.get_node(found["PARK5"]).type in {"gene", "protein"}
 
 
+def test_a_diagnosis_concluded_after_a_colon_or_graded_needs_no_other_cue(
+    extractor: EntityExtractor,
+) -> None:
+    text = "Ptosis, pigmentary retinopathy and heart block before the age of 20: KSS."
+    assert ids(extractor, text)["KSS"] == "ORPHA:480"
+    assert ids(extractor, "Boston criteria for probable CAA.")["CAA"] == "MONDO:0005620"
+    # a field's label is no conclusion when the abbreviation does not end the sentence
+    assert "CD" not in ids(extractor, "History: ileocolonic CD on adalimumab, in remission.")
+
+
 def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityExtractor) -> None:
     # "dyskinesia" is a KG phenotype; "primary ciliary dyskinesia" a disease the KG lacks
     mentions = extractor.extract("Primary ciliary dyskinesia was confirmed by biopsy.")
