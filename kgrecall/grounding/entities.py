@@ -275,7 +275,9 @@ _NOT_DESCRIBING = frozenset(
      "cardinal", "core", "classic", "classical", "characteristic", "accompanying", "without",
      "having", "showed", "show", "shows", "were", "have", "been", "also", "only", "both",
      "same", "annual", "repeat", "routine", "standard", "next",
-     "diagnostic", "care", "referral", "treatment", "management"}
+     "diagnostic", "care", "referral", "treatment", "management",
+     # a whole system's findings are no finding of their own ("her neurological signs fit")
+     "neurological", "neurologic"}
 )  # fmt: skip
 #: Longest outside-vocabulary name (in words) tried.
 MAX_OUTSIDE_WORDS = 6

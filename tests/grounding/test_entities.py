@@ -472,6 +472,8 @@ def test_clinical_findings_no_vocabulary_names_are_outside_the_kg(
     text = "It begins with speech disturbance and psychiatric symptoms; clinical signs vary."
     outside = {m.text for m in extractor.extract(text) if not m.in_kg}
     assert outside == {"speech disturbance", "psychiatric symptoms"}
+    # a whole system's findings are no finding of their own
+    assert not [m for m in extractor.extract("Her neurological signs fit well.") if not m.in_kg]
     assert {m.text for m in extractor.extract("It precedes motor signs.") if not m.in_kg} == {
         "motor signs"
     }
