@@ -195,6 +195,8 @@ _FUNCTION_WORDS = frozenset(
      "she", "they", "us", "our", "you", "me", "my", "who", "what", "which", "why", "how",
      "when", "where", "also", "even", "yet", "very", "most", "more", "less"}
 )  # fmt: skip
+#: After a symbol, a word that makes it the name of a kind of protein domain.
+_DOMAIN = re.compile(r"domains?|motifs?", re.I)
 #: What makes a capitalised function word a gene's name: its kind right after it.
 _GENE_KIND = re.compile(r"genes?|proteins?|loci|locus|mrna|transcripts?", re.I)
 #: Words after a defined short form that name its kind, not another entity ("ED syndromes").
@@ -1848,6 +1850,12 @@ def _in_context(
 
     if _NUCLEOTIDES.fullmatch(phrase) and any(_REPEAT_CUE.fullmatch(w) for w in nearby):
         return None
+    if width == 1 and _DOMAIN.fullmatch(next(iter(nearby[before:]), "")):
+        # a kind of domain, not the gene spelt the same: "three TPR motifs", "a BAR domain"
+        found = [e for e in found if e.type not in _GENE_TYPES]
+        if not found:
+            return None
+        best = found[0]
     if width == 1 and phrase.casefold() in common_words():
         if best.type in _GENE_TYPES and not gene_cue:
             return None

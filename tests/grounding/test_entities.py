@@ -405,6 +405,14 @@ def test_a_diagnosis_concluded_after_a_colon_or_graded_needs_no_other_cue(
     assert "CD" not in ids(extractor, "History: ileocolonic CD on adalimumab, in remission.")
 
 
+def test_a_symbol_before_motif_or_domain_names_a_kind_of_domain(
+    extractor: EntityExtractor,
+) -> None:
+    assert "TPR" not in ids(extractor, "The protein contains three TPR motifs.")
+    assert ids(extractor, "TPR variants were found in two families.")["TPR"] == "NCBIGene:7175"
+    assert ids(extractor, "The LRRK2 kinase domain binds GTP.")["LRRK2"] == "NCBIGene:120892"
+
+
 def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityExtractor) -> None:
     # "dyskinesia" is a KG phenotype; "primary ciliary dyskinesia" a disease the KG lacks
     mentions = extractor.extract("Primary ciliary dyskinesia was confirmed by biopsy.")
