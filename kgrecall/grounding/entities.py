@@ -195,6 +195,13 @@ _FUNCTION_WORDS = frozenset(
      "she", "they", "us", "our", "you", "me", "my", "who", "what", "which", "why", "how",
      "when", "where", "also", "even", "yet", "very", "most", "more", "less"}
 )  # fmt: skip
+#: Right after a name, a word that makes it the protein (or the enzyme measured: "leukocyte
+#: ASA activity"), where it is also a disease's name or a bare abbreviation.
+_PROTEIN_KIND = re.compile(
+    r"genes?|proteins?|enzymes?|kinases?|ligases?|helicases?|phosphatases?|proteases?|"
+    r"receptors?|transporters?|channels?|subunits?|activit(?:y|ies)",
+    re.IGNORECASE,
+)
 #: After a symbol, a word that makes it the name of a kind of protein domain.
 _DOMAIN = re.compile(r"domains?|motifs?", re.I)
 #: What makes a capitalised function word a gene's name: its kind right after it.
@@ -1315,9 +1322,13 @@ class EntityExtractor:
                 )
                 # in a table row, a KG name in an earlier cell is the cue ("| SOD1 | ALS |
                 # 12 % |", "| Dejerine-Sottas neuropathy | PRX |", "| Netrin-1 | DCC |")
+                following = (
+                    tokens[position + width].group(0) if position + width < len(tokens) else ""
+                )
                 if not (
                     sentences.has(start, cue)
                     or sentences.row_names(start, _KG_TYPES)
+                    or (chosen.type in _GENE_TYPES and _PROTEIN_KIND.fullmatch(following))
                     or (
                         chosen.type in _CLINICAL_TYPES
                         and _CONCLUDED.search(text, max(0, start - 20), start) is not None
@@ -1866,6 +1877,8 @@ def _in_context(
     genes = [e for e in found if e.type in _GENE_TYPES]
     clinical = [e for e in found if e.type in _CLINICAL_TYPES]
     if genes and clinical:
+        if _PROTEIN_KIND.fullmatch(next(iter(nearby[before:]), "")):
+            return genes[0]  # its kind right after it: "the XPD helicase"
         if gene_cue != clinical_cue:
             return (genes if gene_cue else clinical)[0]
         by_alias = all(e.matched != e.name for e in genes)

@@ -413,6 +413,19 @@ def test_a_symbol_before_motif_or_domain_names_a_kind_of_domain(
     assert ids(extractor, "The LRRK2 kinase domain binds GTP.")["LRRK2"] == "NCBIGene:120892"
 
 
+def test_a_protein_kind_right_after_a_name_makes_it_the_protein(
+    extractor: EntityExtractor,
+) -> None:
+    # XPD names xeroderma pigmentosum group D and (an alias) ERCC2: "helicase" says which
+    text = "Mutations in the XPD helicase can cause xeroderma pigmentosum."
+    assert ids(extractor, text)["XPD"] == "NCBIGene:2068"
+    # an enzyme's activity is a cue for a bare abbreviation of its name
+    assert ids(extractor, "Leukocyte ASA activity was 5% of the mean.")["ASA"] == "NCBIGene:410"
+    # not one further away: "autotaxin activity" is no cue for LPA
+    text = "Plasma LPA rose after platelet activation, consistent with autotaxin activity."
+    assert "LPA" not in ids(extractor, text)
+
+
 def test_a_kg_name_inside_a_longer_outside_term_is_that_term(extractor: EntityExtractor) -> None:
     # "dyskinesia" is a KG phenotype; "primary ciliary dyskinesia" a disease the KG lacks
     mentions = extractor.extract("Primary ciliary dyskinesia was confirmed by biopsy.")
