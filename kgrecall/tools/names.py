@@ -261,8 +261,9 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
     signaling molecule" → "sonic hedgehog"; ``folded``: the name already folded, to save
     folding it again), of a respiratory-chain name without "mitochondrial", of a process of a
     part of the cell by the part's adjective ("autophagy of mitochondrion": "mitochondrial
-    autophagy"), and of a response to dopamine replacement as people write it
-    ("levodopa-responsive parkinsonism", "L-dopa-responsive dystonia")."""
+    autophagy"), of a response to dopamine replacement as people write it
+    ("levodopa-responsive parkinsonism", "L-dopa-responsive dystonia"), and of a tendon
+    reflex by its joint ("absent knee jerks": "absent patellar reflexes")."""
     keys = set()
     inverted = uninvert(text)
     head = numbered_head(text)
@@ -300,8 +301,22 @@ def name_keys(text: str, folded: str | None = None) -> set[str]:
     keys |= {
         _DOPA_RESPONSIVE.sub(form, key) for key in responsive for form in _DOPA_RESPONSIVE_FORMS
     }
+    # a tendon reflex by its joint or its tendon: "knee jerk" is the patellar reflex, "ankle
+    # jerk" the Achilles reflex (whose key word_key writes "achille")
+    for pattern, forms in _TENDON_REFLEXES:
+        keys |= {pattern.sub(form, key) for key in keys if pattern.search(key) for form in forms}
     keys.discard("")
     return keys
+
+
+#: Each tendon reflex as people name it (as keys write it), and all those names.
+_TENDON_REFLEXES = tuple(
+    (re.compile(rf"(?<![a-z])(?:{'|'.join(forms)})(?![a-z])"), forms)
+    for forms in (
+        ("patellar reflex", "knee jerk reflex", "knee jerk", "knee reflex"),
+        ("achille reflex", "ankle jerk reflex", "ankle jerk", "ankle reflex"),
+    )
+)
 
 
 #: A name that says a finding responds to dopamine replacement (as keys write it).

@@ -262,6 +262,15 @@ def test_name_keys_write_a_response_to_dopamine_replacement_as_people_do() -> No
     assert name_keys("Tremor") == {"tremor"}
 
 
+def test_name_keys_name_a_tendon_reflex_by_its_joint_or_tendon() -> None:
+    # HPO's "Absent patellar reflexes" is what people write "absent knee jerks"
+    assert "absent knee jerk" in name_keys("Absent patellar reflexes")
+    assert "decreased patellar reflex" in name_keys("Decreased knee jerk reflex")
+    assert "absent ankle jerk" in name_keys("Absent Achilles reflex")
+    # another reflex keeps its name alone
+    assert name_keys("Absent plantar reflex") == {"absent plantar reflex"}
+
+
 def test_name_keys_take_a_latin_plural_for_its_singular() -> None:
     assert name_keys("autophagy of mitochondria") == name_keys("autophagy of mitochondrion")
     assert name_keys("basal ganglia") == name_keys("basal ganglion")
