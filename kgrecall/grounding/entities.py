@@ -195,17 +195,16 @@ _FUNCTION_WORDS = frozenset(
      "she", "they", "us", "our", "you", "me", "my", "who", "what", "which", "why", "how",
      "when", "where", "also", "even", "yet", "very", "most", "more", "less"}
 )  # fmt: skip
-#: Right after a name, a word that makes it the protein (or the enzyme measured: "leukocyte
-#: ASA activity"), where it is also a disease's name or a bare abbreviation.
-_PROTEIN_KIND = re.compile(
-    r"genes?|proteins?|enzymes?|kinases?|ligases?|helicases?|phosphatases?|proteases?|"
-    r"receptors?|transporters?|channels?|subunits?|activit(?:y|ies)",
+#: Right after a name, a word that makes it the gene or its product ("the NOT gene", "the
+#: PARK5 locus", "the XPD helicase", the enzyme measured: "leukocyte ASA activity"): where the
+#: name is also a function word, a disease's name or a bare abbreviation.
+_GENE_KIND = re.compile(
+    r"genes?|loci|locus|mrna|transcripts?|proteins?|enzymes?|kinases?|ligases?|helicases?|"
+    r"phosphatases?|proteases?|receptors?|transporters?|channels?|subunits?|activit(?:y|ies)",
     re.IGNORECASE,
 )
 #: After a symbol, a word that makes it the name of a kind of protein domain.
 _DOMAIN = re.compile(r"domains?|motifs?", re.I)
-#: What makes a capitalised function word a gene's name: its kind right after it.
-_GENE_KIND = re.compile(r"genes?|proteins?|loci|locus|mrna|transcripts?", re.I)
 #: Words after a defined short form that name its kind, not another entity ("ED syndromes").
 _KIND_WORDS = frozenset(
     {"syndrome", "syndromes", "disease", "diseases", "disorder", "disorders", "spectrum"}
@@ -1295,16 +1294,14 @@ class EntityExtractor:
                 found = [e for e in found if e.match == "name"]
             if not found:
                 continue
+            following = tokens[position + width].group(0) if position + width < len(tokens) else ""
             genes = [e for e in found if e.type in _GENE_TYPES]
             if (
                 genes
                 and len(genes) < len(found)
                 and all(e.matched != e.name for e in genes)
                 and any(e.name in sentences.words(start) for e in genes)
-                and not (
-                    position + width < len(tokens)
-                    and _GENE_KIND.fullmatch(tokens[position + width].group(0))
-                )
+                and not _GENE_KIND.fullmatch(following)
             ):  # "ALS19 … ERBB4 variants": the gene has its symbol here, the alias is the
                 # disease (not in "the PARK5 locus was assigned to UCHL1")
                 found = [e for e in found if e.type not in _GENE_TYPES]
@@ -1322,13 +1319,10 @@ class EntityExtractor:
                 )
                 # in a table row, a KG name in an earlier cell is the cue ("| SOD1 | ALS |
                 # 12 % |", "| Dejerine-Sottas neuropathy | PRX |", "| Netrin-1 | DCC |")
-                following = (
-                    tokens[position + width].group(0) if position + width < len(tokens) else ""
-                )
                 if not (
                     sentences.has(start, cue)
                     or sentences.row_names(start, _KG_TYPES)
-                    or (chosen.type in _GENE_TYPES and _PROTEIN_KIND.fullmatch(following))
+                    or (chosen.type in _GENE_TYPES and _GENE_KIND.fullmatch(following))
                     or (
                         chosen.type in _CLINICAL_TYPES
                         and _CONCLUDED.search(text, max(0, start - 20), start) is not None
@@ -1877,7 +1871,7 @@ def _in_context(
     genes = [e for e in found if e.type in _GENE_TYPES]
     clinical = [e for e in found if e.type in _CLINICAL_TYPES]
     if genes and clinical:
-        if _PROTEIN_KIND.fullmatch(next(iter(nearby[before:]), "")):
+        if _GENE_KIND.fullmatch(next(iter(nearby[before:]), "")):
             return genes[0]  # its kind right after it: "the XPD helicase"
         if gene_cue != clinical_cue:
             return (genes if gene_cue else clinical)[0]
