@@ -645,7 +645,7 @@ class ConformalGate:
     def _candidate(self, entity: str, score: float, path: list[EvidenceTriple] | None) -> Candidate:
         node = self.graph.store.get_node(entity)
         if path is None:
-            return Candidate.model_construct(
+            return Candidate(
                 id=node.id, name=node.name, type=node.type, score=score, tools=[],
                 evidence=[], evidence_truncated=False,
             )  # fmt: skip
@@ -655,13 +655,13 @@ class ConformalGate:
             tools.append("graph_traversal")
         if predicted:
             tools.append("neural_completion")
-        evidence = Evidence.model_construct(
+        evidence = Evidence(
             kind="predicted_triple" if predicted else "kg_path",
             triples=path,
             model_score=min(t.confidence for t in predicted) if predicted else None,
             matched_text=None,
         )
-        return Candidate.model_construct(
+        return Candidate(
             id=node.id, name=node.name, type=node.type, score=score, tools=tools,
             evidence=[evidence], evidence_truncated=True,
         )  # fmt: skip
@@ -713,6 +713,6 @@ def _hop_triple(
 ) -> EvidenceTriple:
     """The triple a hop from ``source`` to ``target`` stands for (tail to head if ``inverse``)."""
     head, tail = (target, source) if inverse else (source, target)
-    return EvidenceTriple.model_construct(
+    return EvidenceTriple(
         head=head, relation=relation, tail=tail, sources=sources, confidence=confidence
     )
