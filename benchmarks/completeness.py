@@ -37,6 +37,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from kgrecall.calibration import (
@@ -235,7 +236,7 @@ def size_sources(
     alpha: float,
     target: float,
     *,
-    grid: Any,
+    grid: np.ndarray,
     seed: int,
 ) -> dict[str, dict[str, float]]:
     """Where a calibrated set's size comes from: each missingness stratum's own CRC point
