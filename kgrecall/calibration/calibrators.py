@@ -49,7 +49,7 @@ DEFAULT_GAMMAS: tuple[float, ...] = (-1.0, -0.5, 0.0, 0.5, 1.0)
 
 
 #: The grid's smallest prediction threshold, relative to δ: the least kept probability
-#: (0.002) divided by ``1 + k`` for a hop with up to 199 retrieved answers (the gate's recall
+#: (0.002) divided by ``1 + K`` for a query with up to 199 retrieved answers (the gate's recall
 #: weighting); smaller scores are reached only by "everything".
 PREDICTED_FLOOR = 1e-5
 #: Grid points from 0.96·δ down to the floor (about 15 per decade).

@@ -7,20 +7,25 @@ scores, an answer the *maximum* over its paths; intersections take the minimum o
 branches and unions the maximum (the Gödel t-norm and t-conorm).
 
 **Predictions ranked by the recall they can add.** The guarantee is on each query's recall
-``|S ∩ Y| / |Y|``: a true predicted answer adds ``1/|Y|``, and ``|Y|`` grows with the answers a
-hop already retrieves. A prediction's probability ``p`` is therefore divided by ``(1 + k)^w``
-(``k`` = the hop's answers retrieved from its retrieved inputs — for the branches of an
-intersection or a union, the answers the join retrieves, the ones recall counts; ``w`` =
-:attr:`GateConfig.answer_weighting`), so one global threshold spends predictions where they
-buy the most recall: on the demo KG the calibrated 1p sets at target 0.8 went from 61 to 22
-entities and their precision from 0.25 to 0.42 (``benchmarks/completeness.py``). ``k`` depends
-on retrieved edges only, so it is the same at calibration and at query time.
+``|S ∩ Y| / |Y|``: a true predicted answer adds ``1/|Y|``, and ``|Y|`` grows with the answers
+the query already retrieves. Every prediction's probability ``p``, at whatever hop, is
+therefore scored ``δ·p / (1 + K)^w`` (``K`` = the query's answers retrieved through retrieved
+edges alone, the ones recall counts; ``w`` = :attr:`GateConfig.answer_weighting`), so one
+global threshold spends predictions where they buy the most recall: on the demo KG the
+calibrated 1p sets at target 0.8 went from 61 to 22 entities and their precision from 0.25 to
+0.42 (``benchmarks/completeness.py``). One ``K`` for every hop of a query keeps its hops
+comparable: an answer behind a predicted first hop of a chain and one behind a predicted last
+hop add the same to recall, so they are ranked by their probabilities alone (dividing each hop
+by its own count pushed last-hop predictions, whose hop retrieves more, below first-hop ones).
+``K`` depends on retrieved edges only, so it is the same at calibration and at query time.
 
 **Set-level neural projection.** A hop's predictions come from one call of the bound
 completion model on the *fuzzy set* of the hop's inputs: every entity the child reaches, by
-retrieval (weight 1) or by prediction (weight level/δ = p/(1 + k)^w), so answers behind two
-missing edges are reachable. A predicted answer of a hop counts with the score
-``min(best input level, δ·p/(1 + k)^w)``.
+retrieval (weight 1) or by prediction (weight level/δ), so answers behind two missing edges are
+reachable. While the tree is built an input's level uses its own hop's count ``k`` (the answers
+that hop, or the join whose branch it is, retrieves); once the query's ``K`` is known every hop
+is scored with it, and a predicted answer of a hop counts with the score
+``min(best input level, δ·p/(1 + K)^w)``.
 The predictions are computed from the child's threshold-free scores, identically at
 calibration and at query time; thresholding then commutes with execution: keeping the answers
 with score ≥ λ gives exactly the answers of running every hop with threshold λ.
@@ -84,7 +89,7 @@ HopMode = Literal["retrieval_only", "hybrid"]
 @dataclass(frozen=True, slots=True)
 class GateConfig:
     """The routing threshold, the smallest probability a prediction is kept with, and the
-    exponent ``w`` of the recall weighting ``p / (1 + k)^w`` (0: probabilities as they are)."""
+    exponent ``w`` of the recall weighting ``p / (1 + K)^w`` (0: probabilities as they are)."""
 
     routing_threshold: float = DEFAULT_ROUTING_THRESHOLD
     neural_min_probability: float = 0.002
@@ -104,7 +109,7 @@ class GateConfig:
     def scoring(self) -> str:
         """Names how predictions are scored; a calibration holds only for the scoring it was
         made with (stored with it, checked when it is looked up)."""
-        return f"p/(1+k)^{self.answer_weighting:g}:min{self.neural_min_probability:g}"
+        return f"p/(1+K)^{self.answer_weighting:g}:min{self.neural_min_probability:g}"
 
     def exact_score(self, confidence: float) -> float:
         """A retrieved edge on the unified scale."""
@@ -115,8 +120,8 @@ class GateConfig:
         return np.asarray(self.routing_threshold + (1.0 - self.routing_threshold) * confidences)
 
     def neural_scores(self, probabilities: np.ndarray, known_answers: int = 0) -> np.ndarray:
-        """Predictions on the unified scale: ``δ·p / (1 + k)^w`` for a hop that retrieves
-        ``k = known_answers`` answers, kept strictly below δ."""
+        """Predictions on the unified scale: ``δ·p / (1 + k)^w`` for ``k = known_answers``
+        retrieved answers, kept strictly below δ."""
         below = np.nextafter(self.routing_threshold, 0.0)
         weight = float((1.0 + known_answers) ** -self.answer_weighting)
         scores = self.routing_threshold * weight * probabilities.astype(np.float64)
@@ -245,7 +250,7 @@ class _Hop:
     #: each entry's position in ``adjacency`` (its edge's evidence is built from there)
     entries: np.ndarray
     adjacency: _Adjacency
-    #: δ·p/(1 + k)^w per entity (0 = no prediction), inside the answer type; None: no call
+    #: δ·p/(1 + K)^w per entity (0 = no prediction), inside the answer type; None: no call
     neural: np.ndarray | None
     probabilities: np.ndarray | None
     mask: np.ndarray
@@ -332,7 +337,11 @@ class ScoredGraph:
         """Candidate tables for every hop; predictions where ``hybrid(d)`` or a consumer needs
         them (see the module docstring)."""
         validate_query(self.store, query)
-        tree, _ = self._build(query, 0, hybrid, consumer_neural=False)
+        tree, level = self._build(query, 0, hybrid, consumer_neural=False)
+        # Recall counts the query's answers: every hop's predictions are weighted by them.
+        known = int((level >= self.config.routing_threshold).sum())
+        for hop in _hops(tree):
+            self._weigh(hop, known)
         return tree
 
     def _build(
@@ -357,8 +366,8 @@ class ScoredGraph:
         mask = np.logical_and.reduce(masks) if intersect else np.logical_or.reduce(masks)
         join = np.minimum if intersect else np.maximum
         level = join.reduce([lv for _, lv in built])
-        # The join's answers are what recall counts: its branches' predictions are weighted by
-        # the answers the join retrieves, not by each branch's own.
+        # A consumer of the join reads its branches' predictions weighted by the answers the
+        # join retrieves, not by each branch's own (the query's count replaces it at the end).
         known = int((level >= self.config.routing_threshold).sum())
         for tree, _ in built:
             if isinstance(tree, _Hop):
@@ -611,7 +620,7 @@ class ConformalGate:
             if not 0.0 <= value <= 1.0:
                 raise KGError(f"threshold for hop depth {depth} must be in [0, 1], got {value}")
         tree = self.graph.evaluate(query, lambda d: chosen[d] < delta)
-        hops = _hop_reports(tree)
+        hops = [hop.report for hop in _hops(tree)]
         for hop in hops:
             hop.threshold = chosen[hop.depth]
         graph = self.graph
@@ -667,12 +676,13 @@ class ConformalGate:
         )  # fmt: skip
 
 
-def _hop_reports(tree: _Tree) -> list[HopReport]:
+def _hops(tree: _Tree) -> list[_Hop]:
+    """The tree's projections, inputs before the hops consuming them."""
     if isinstance(tree, _Leaf):
         return []
     if isinstance(tree, _Hop):
-        return [*_hop_reports(tree.child), tree.report]
-    return [report for child in tree.children for report in _hop_reports(child)]
+        return [*_hops(tree.child), tree]
+    return [hop for child in tree.children for hop in _hops(child)]
 
 
 def _best_path(

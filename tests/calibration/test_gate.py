@@ -459,6 +459,42 @@ def test_a_joins_branches_are_weighted_by_its_retrieved_answers(
     assert own_counts_differ
 
 
+def _tree_hops(tree: Any) -> list[Any]:
+    """An evaluated tree's projections, inputs first (the order of :func:`projections`)."""
+    if hasattr(tree, "children"):
+        return [hop for child in tree.children for hop in _tree_hops(child)]
+    if hasattr(tree, "child"):
+        return [*_tree_hops(tree.child), tree]
+    return []
+
+
+@pytest.mark.parametrize("shape", ["2p", "3p", "ip", "pi", "up"])
+def test_every_hop_is_weighted_by_the_answers_the_query_retrieves(
+    umls: NetworkXStore, umls_predictor: LinkPredictor, shape: str
+) -> None:
+    """Recall counts the query's answers: the predictions of every hop — a chain's first hop
+    as much as its last — score δ·p / (1 + K), K = the answers the whole query retrieves."""
+    graph = ScoredGraph(umls, umls_predictor)
+    own_counts_differ = False
+    for seed in range(4):
+        query = sample_query(umls, shape, random.Random(seed))
+        known = len(execute_sets(umls, query)[0])
+        hops = _tree_hops(graph.evaluate(query, lambda d: True))
+        assert [(h.relation, h.inverse) for h in hops] == [
+            (p.relation, p.inverse) for p in projections(query)
+        ]
+        for hop in hops:
+            assert hop.probabilities is not None and (hop.probabilities > 0).any()
+            expected = np.where(
+                hop.probabilities > 0, graph.config.neural_scores(hop.probabilities, known), 0.0
+            )
+            np.testing.assert_allclose(hop.neural, expected, rtol=1e-12)
+        own_counts_differ |= any(
+            len(execute_sets(umls, hop)[0]) != known for hop in projections(query)
+        )
+    assert own_counts_differ
+
+
 def test_without_a_predictor_hybrid_hops_say_so(umls: NetworkXStore) -> None:
     gate = ConformalGate(ScoredGraph(umls))
     query = sample_query(umls, "1p", random.Random(0))
