@@ -411,10 +411,10 @@ def test_predictions_score_strictly_below_the_routing_threshold() -> None:
     assert config.neural_scores(np.array([0.5]), known_answers=4)[0] == 0.05
 
 
-def test_predictions_are_weighted_by_the_answers_their_hop_retrieves(
+def test_a_single_hops_predictions_are_weighted_by_the_answers_it_retrieves(
     umls: NetworkXStore, umls_predictor: LinkPredictor
 ) -> None:
-    """A prediction scores δ·p / (1 + k), k = the answers its hop retrieves (the share of the
+    """A 1p prediction scores δ·p / (1 + K), K = the answers the hop retrieves (the share of the
     query's recall it can add); with the weighting off, δ·p."""
     weighted = ScoredGraph(umls, umls_predictor)
     plain = ScoredGraph(umls, umls_predictor, GateConfig(answer_weighting=0.0))
