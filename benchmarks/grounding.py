@@ -141,6 +141,7 @@ import argparse
 import json
 import platform
 import random
+import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -834,7 +835,10 @@ def cli_seconds(report: Path, runs: int = 3) -> float:
     import statistics
     import subprocess
 
-    command = shutil.which("kgrecall") or "kgrecall"
+    # the interpreter's own environment first: `.venv/bin/python benchmarks/grounding.py`
+    # times that environment's CLI even when the environment is not activated
+    beside = Path(sys.executable).with_name("kgrecall")
+    command = str(beside) if beside.exists() else shutil.which("kgrecall") or "kgrecall"
     times = []
     for _ in range(runs):
         started = time.perf_counter()
