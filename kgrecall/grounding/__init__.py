@@ -14,11 +14,18 @@ from kgrecall._lazy import attach
 
 if TYPE_CHECKING:
     from kgrecall.grounding.autolearn import LearningReport, auto_learn
-    from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
+    from kgrecall.grounding.claims import (
+        DEFAULT_MAX_CHARS,
+        Claim,
+        ClaimPair,
+        check_report,
+        extract_claims,
+    )
     from kgrecall.grounding.entities import SPECIES, EntityExtractor, EntityMention
     from kgrecall.grounding.llm_claims import (
         ExtractedClaim,
         ExtractedClaims,
+        ExtractedPair,
         extract_claims_with_llm,
     )
     from kgrecall.grounding.reading import Assertion, read_assertions
@@ -47,12 +54,14 @@ __all__ = [
     "AssertedPair",
     "Assertion",
     "Claim",
+    "ClaimPair",
     "ClaimResult",
     "ClaimVerdict",
     "EntityExtractor",
     "EntityMention",
     "ExtractedClaim",
     "ExtractedClaims",
+    "ExtractedPair",
     "GroundingResult",
     "KGGroundingValidator",
     "Label",
@@ -74,12 +83,14 @@ __getattr__, __dir__ = attach(
         "auto_learn": "kgrecall.grounding.autolearn",
         "DEFAULT_MAX_CHARS": "kgrecall.grounding.claims",
         "Claim": "kgrecall.grounding.claims",
+        "ClaimPair": "kgrecall.grounding.claims",
         "check_report": "kgrecall.grounding.claims",
         "extract_claims": "kgrecall.grounding.claims",
         "SPECIES": "kgrecall.grounding.entities",
         "EntityExtractor": "kgrecall.grounding.entities",
         "ExtractedClaim": "kgrecall.grounding.llm_claims",
         "ExtractedClaims": "kgrecall.grounding.llm_claims",
+        "ExtractedPair": "kgrecall.grounding.llm_claims",
         "extract_claims_with_llm": "kgrecall.grounding.llm_claims",
         "Assertion": "kgrecall.grounding.reading",
         "read_assertions": "kgrecall.grounding.reading",

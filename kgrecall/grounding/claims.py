@@ -109,17 +109,31 @@ _BOLD = re.compile(r"\*\*|__")
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimPair:
+    """A pair a claim asserts, as an LLM read it: the two names as the claim writes them,
+    ``subject`` the relation's head; ``relation`` a relation of the registry, or None when the
+    wording names no kind of link."""
+
+    subject: str
+    object: str
+    relation: str | None = None
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """One atomic statement and where it sits in the report (``report[start:end]``).
 
     ``verbatim``: the text is the span itself (whitespace aside); an LLM's rewritten claim is
-    not, and its span is the sentence it came from.
+    not, and its span is the sentence it came from. ``pairs``: the pairs an LLM read in it
+    (empty: the verifier reads them from the wording).
     """
 
     text: str
     start: int
     end: int
     verbatim: bool = True
+    pairs: tuple[ClaimPair, ...] = ()
 
 
 def check_report(report: str, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:

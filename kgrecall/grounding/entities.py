@@ -59,6 +59,9 @@ MentionKind = Literal[
 ]
 #: The id prefix of a test or a procedure no vocabulary names ("procedure:muscle biopsy").
 PROCEDURE_PREFIX = "procedure:"
+#: The id prefix of a name an LLM read as an entity of a claim that neither the KG nor a
+#: vocabulary names ("term:xk-101"): outside the KG, so its pairs cannot be confirmed.
+TERM_PREFIX = "term:"
 #: Mentions recognised as terms outside the KG (not by an identifier or a KG name): they take
 #: part in the pairs a claim asserts, never in mere co-mentions.
 WEAK_KINDS = frozenset({"vocabulary", "variant"})

@@ -20,25 +20,45 @@ from pydantic import BaseModel, Field
 from kgrecall.grounding.claims import (
     DEFAULT_MAX_CHARS,
     Claim,
+    ClaimPair,
     check_report,
     extract_claims,
     report_units,
 )
+from kgrecall.kg.relations import RELATIONS
 from kgrecall.llm import LLMError, structured_call
 from kgrecall.prompts import load_prompt
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+#: The relation an LLM names for a link of no particular kind.
+GENERIC_RELATION = "related_to"
 #: Largest chunk of the report sent in one call (characters).
 DEFAULT_CHUNK_CHARS = 12_000
 
 
+class ExtractedPair(BaseModel):
+    """A pair of entities the claim asserts a relation between, as the model reads it."""
+
+    subject: str = Field(min_length=1, description="the relation's head, named as in the claim")
+    object: str = Field(min_length=1, description="the relation's tail, named as in the claim")
+    relation: str = Field(
+        default=GENERIC_RELATION,
+        description=f"a relation name of the list, or {GENERIC_RELATION!r} for any other link",
+    )
+    negated: bool = Field(default=False, description="whether the claim denies the relation")
+
+
 class ExtractedClaim(BaseModel):
-    """One atomic claim as the model states it, and the report sentence it comes from."""
+    """One atomic claim as the model states it, the report sentence it comes from, and the
+    pairs it asserts (none: the verifier reads them from the claim's wording)."""
 
     text: str = Field(min_length=1, description="the atomic claim, one relation or property")
     source: str = Field(min_length=1, description="the report sentence, copied verbatim")
+    pairs: list[ExtractedPair] = Field(
+        default_factory=list, description="the entity pairs the claim relates"
+    )
 
 
 class ExtractedClaims(BaseModel):
@@ -56,7 +76,7 @@ def extract_claims_with_llm(
 ) -> list[Claim]:
     """Atomic claims of ``report`` by ``model``, each with the span of its source sentence."""
     check_report(report, max_chars=max_chars)
-    system = load_prompt("claim_extraction")
+    system = load_prompt("claim_extraction").replace("{relations}", _relation_list())
     claims: list[Claim] = []
     for start, end in _chunks(report, chunk_chars):
         chunk = report[start:end]
@@ -67,10 +87,27 @@ def extract_claims_with_llm(
             span = _locate(chunk, item.source)
             if span is None:
                 raise LLMError(f"claim source not found in the report: {item.source[:80]!r}")
-            claims.append(
-                Claim(" ".join(item.text.split()), start + span[0], start + span[1], False)
-            )
+            pairs = tuple(_pair(pair) for pair in item.pairs)
+            text = " ".join(item.text.split())
+            claims.append(Claim(text, start + span[0], start + span[1], False, pairs))
     return claims
+
+
+def _relation_list() -> str:
+    """The registry's relations as the prompt lists them: name, head-first wording, meaning."""
+    return "\n".join(
+        f"- `{r.name}`: {r.meaning}" + (f' ("A {r.verb} B")' if r.verb else "")
+        for r in RELATIONS.values()
+    )
+
+
+def _pair(pair: ExtractedPair) -> ClaimPair:
+    """The model's pair with its relation checked against the registry: a name the registry
+    lacks names no kind of link."""
+    known = RELATIONS.get(pair.relation.strip())
+    relation = None if known is None else known.name
+    return ClaimPair(" ".join(pair.subject.split()), " ".join(pair.object.split()), relation,
+                     pair.negated)  # fmt: skip
 
 
 def _chunks(report: str, chunk_chars: int) -> list[tuple[int, int]]:

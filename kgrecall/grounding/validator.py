@@ -17,12 +17,14 @@ from pydantic import BaseModel, Field
 
 from kgrecall.grounding.claims import DEFAULT_MAX_CHARS, Claim, check_report, extract_claims
 from kgrecall.grounding.entities import (
+    TERM_PREFIX,
     WEAK_KINDS,
     EntityExtractor,
     EntityMention,
     anatomy_ids,
     is_procedure,
 )
+from kgrecall.grounding.reading import Assertion
 from kgrecall.grounding.verify import Label, PathVerifier
 from kgrecall.kg import GraphStore
 from kgrecall.kg.deadline import check_deadline
@@ -194,15 +196,79 @@ class KGGroundingValidator:
         return claims, "llm", []
 
     def _rewritten(self, report: str, claim: Claim) -> ClaimResult:
-        """An LLM claim: entities read from its own text, placed in its source sentence."""
+        """An LLM claim: entities read from its own text, placed in its source sentence; the
+        pairs the LLM read, when it gave them, are the ones checked."""
         found = self.extractor.extract(claim.text)
+        assertions = None
+        if claim.pairs:
+            found, assertions = self._given_pairs(claim, found)
         source = report[claim.start : claim.end].casefold()
         placed = []
         for mention in found:
             at = source.find(mention.text.casefold())
             start, end = (at, at + len(mention.text)) if at >= 0 else (0, claim.end - claim.start)
             placed.append(mention.model_copy(update={"start": start, "end": end}))
-        return self._result(claim, _mask(claim.text, found), found, placed)
+        return self._result(claim, _mask(claim.text, found), found, placed, assertions)
+
+    def _given_pairs(
+        self, claim: Claim, found: list[EntityMention]
+    ) -> tuple[list[EntityMention], list[Assertion]]:
+        """The LLM's pairs as assertions between the claim's mentions. A name no mention
+        holds is read on its own; a name that reads as no entity is a term outside the KG
+        (the LLM took it for an entity: a claim about it cannot be confirmed)."""
+        mentions = list(found)
+        indices = [
+            (
+                self._mention_of(pair.subject, claim.text, mentions),
+                self._mention_of(pair.object, claim.text, mentions),
+            )
+            for pair in claim.pairs
+        ]
+        order = sorted(range(len(mentions)), key=lambda i: (mentions[i].start, mentions[i].end))
+        position = {old: new for new, old in enumerate(order)}
+        assertions = [
+            Assertion(
+                position[subject],
+                position[obj],
+                frozenset() if pair.relation is None else frozenset({pair.relation}),
+                negated=pair.negated,
+            )
+            for pair, (subject, obj) in zip(claim.pairs, indices, strict=True)
+        ]
+        return [mentions[i] for i in order], assertions
+
+    def _mention_of(self, name: str, text: str, mentions: list[EntityMention]) -> int:
+        """Index of the mention ``name`` (as an LLM wrote it) stands for, added to
+        ``mentions`` when none does: the mention spelt so; else the name read alone (the
+        mention of that entity, or a new one: "chorea" inside the mention "chorea in
+        Huntington disease"); else the longest mention inside the name or holding it; else a
+        term outside the KG (the LLM took it for an entity no name table holds)."""
+        key = name.casefold()
+        spelt = [i for i, m in enumerate(mentions) if m.text.casefold() == key]
+        if spelt:
+            return spelt[0]
+        at = text.casefold().find(key)
+        start, end = (at, at + len(name)) if at >= 0 else (len(text), len(text))
+        alone = [m for m in self.extractor.extract(name) if m.end - m.start == len(name)]
+        if alone:
+            same = [i for i, m in enumerate(mentions) if m.id == alone[0].id]
+            if same:
+                return same[0]
+            mentions.append(alone[0].model_copy(update={"start": start, "end": end}))
+            return len(mentions) - 1
+        overlapping = [
+            i
+            for i, m in enumerate(mentions)
+            if m.text.casefold() in key or key in m.text.casefold()
+        ]
+        if overlapping:
+            return max(overlapping, key=lambda i: len(mentions[i].text))
+        outside = EntityMention(
+            text=name, start=start, end=end, id=f"{TERM_PREFIX}{key}", kind="vocabulary",
+            in_kg=False,
+        )  # fmt: skip
+        mentions.append(outside)
+        return len(mentions) - 1
 
     def _result(
         self,
@@ -210,10 +276,12 @@ class KGGroundingValidator:
         wording: str,
         mentions: list[EntityMention],
         placed: list[EntityMention] | None = None,
+        assertions: list[Assertion] | None = None,
     ) -> ClaimResult:
         """A claim's result: ``wording`` is its text with names masked and ``mentions`` are
         spans in it; ``placed`` the same mentions where they sit in the claim's source
-        sentence (an LLM's claim is not verbatim), else ``mentions``."""
+        sentence (an LLM's claim is not verbatim), else ``mentions``; ``assertions`` the
+        pairs an LLM read (None: read from the wording)."""
         verdict = self.verifier.verify_claim(
             wording,
             [(m.id, m.start, m.end) for m in mentions],
@@ -221,6 +289,7 @@ class KGGroundingValidator:
             alternatives=[m.alternatives for m in mentions],
             places=[i for i, m in enumerate(mentions) if m.id in anatomy_ids()],
             procedures=[i for i, m in enumerate(mentions) if is_procedure(m.id)],
+            assertions=assertions,
         )
         return ClaimResult(
             text=claim.text,

@@ -225,9 +225,11 @@ class PathVerifier:
         alternatives: Sequence[Sequence[str]] = (),
         places: Collection[int] = (),
         procedures: Collection[int] = (),
+        assertions: Sequence[Assertion] | None = None,
     ) -> ClaimVerdict:
         """Label a claim from its mentions ``(entity id, start, end)`` in ``text`` (names
-        masked, see :mod:`~kgrecall.grounding.reading`): each pair the claim asserts is checked
+        masked, see :mod:`~kgrecall.grounding.reading`): each pair the claim asserts (read from
+        the wording, or the ``assertions`` given: an LLM's reading) is checked
         for a path, its relation, its direction and its negation; the claim takes its weakest
         pair's label. Ids outside the KG make a pair unverifiable, not trivial; ``weak``
         mentions (vocabulary terms) count only in pairs a predicate asserts, ``places`` (body parts
@@ -243,11 +245,15 @@ class PathVerifier:
             return ClaimVerdict("trivial", predicate=predicate or frozenset(), negated=negated)
         ids = [entity for entity, _, _ in mentions]
         spans = [(start, end) for _, start, end in mentions]
-        assertions = read_assertions(text, spans, weak, ids, places, procedures)
+        read = (
+            read_assertions(text, spans, weak, ids, places, procedures)
+            if assertions is None
+            else list(assertions)
+        )
         if alternatives:
-            self._fit_types(ids, assertions, alternatives)
+            self._fit_types(ids, read, alternatives)
         glosses = self._same_type_glosses(text, spans, ids)
-        kept = [a for a in assertions if ids[a.subject] != ids[a.object]]
+        kept = [a for a in read if ids[a.subject] != ids[a.object]]
         twins = _gloss_twins(kept, glosses, ids)
         pairs = _best_of_glosses(
             [*kept, *twins],

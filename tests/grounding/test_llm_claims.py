@@ -114,3 +114,73 @@ def test_long_reports_go_in_bounded_chunks(openai_stub: OpenAIStub) -> None:
     assert len(openai_stub.requests) == 3  # two paragraphs (≤ 100 characters) per call
     assert [report[c.start : c.end] for c in claims] == paragraphs
     assert all(len(r["messages"][1]["content"]) <= 100 for r in openai_stub.requests)
+
+
+def llm_read(pairs: list[dict[str, object]], text: str) -> FakeListChatModel:
+    """A chat model that reads ``text`` as one claim with ``pairs``."""
+    claims = {"claims": [{"text": text, "source": text, "pairs": pairs}]}
+    return FakeListChatModel(responses=[json.dumps(claims)])
+
+
+NETRIN = "Netrin-1 attracts commissural axons via DCC."
+
+
+def test_the_pairs_an_llm_reads_are_the_ones_checked(
+    demo: NetworkXStore, openai_stub: OpenAIStub
+) -> None:
+    heuristic = KGGroundingValidator(demo).validate(NETRIN).claims[0]
+    # the wording pairs the ligand with the axons it attracts: nothing to confirm
+    assert heuristic.label == "ungrounded"
+    pairs = [{"subject": "Netrin-1", "object": "DCC", "relation": "interacts_with"}]
+    claims = {"claims": [{"text": NETRIN, "source": NETRIN, "pairs": pairs}]}
+    openai_stub.script(Reply(tool="ExtractedClaims", arguments=claims))
+    result = KGGroundingValidator(demo, llm=stub_model(openai_stub)).validate(NETRIN)
+    claim = result.claims[0]
+    assert result.extraction == "llm" and claim.label == "grounded"
+    by_text = {e.text: e.id for e in claim.entities}
+    assert [(p.subject, p.object, p.claimed_relations) for p in claim.pairs] == [
+        (by_text["Netrin-1"], by_text["DCC"], ["interacts_with"])
+    ]
+    system = openai_stub.requests[0]["messages"][0]["content"]
+    # the prompt lists the registry's relations for the model to name
+    assert "`subclass_of`: ontology is_a" in system and "related_to" in system
+    assert "{relations}" not in system
+
+
+def test_an_llm_pair_naming_a_term_no_table_holds_is_ungrounded(demo: NetworkXStore) -> None:
+    text = "Frobnicin binds SNCA."
+    pairs = [{"subject": "Frobnicin", "object": "SNCA", "relation": "interacts_with"}]
+    result = KGGroundingValidator(demo, llm=llm_read(pairs, text)).validate(text)
+    claim = result.claims[0]
+    assert claim.label == "ungrounded"
+    outside = [e for e in claim.entities if not e.in_kg]
+    assert [(e.text, e.id) for e in outside] == [("Frobnicin", "term:frobnicin")]
+    assert "not in the KG: Frobnicin" in result.to_markdown()
+
+
+def test_an_llm_pair_read_inside_a_longer_mention_is_its_own_entity(
+    demo: NetworkXStore,
+) -> None:
+    text = "Tetrabenazine reduces chorea in Huntington disease."
+    pairs = [{"subject": "Tetrabenazine", "object": "chorea"}]  # relation left out: generic
+    claim = KGGroundingValidator(demo, llm=llm_read(pairs, text)).validate(text).claims[0]
+    chorea = next(e for e in claim.entities if e.text == "chorea")
+    assert chorea.in_kg and demo.get_node(chorea.id).type == "phenotype"
+    assert [(p.object, p.claimed_relations) for p in claim.pairs] == [(chorea.id, [])]
+    assert claim.label == "ungrounded"  # the drug is outside the KG
+
+
+def test_an_llm_denial_of_a_kg_edge_is_a_conflict_and_unknown_relations_name_none(
+    demo: NetworkXStore,
+) -> None:
+    text = "Parkinson disease 4 is not caused by SNCA."
+    denied = [
+        {"subject": "SNCA", "object": "Parkinson disease 4", "relation": "associated_with",
+         "negated": True}
+    ]  # fmt: skip
+    claim = KGGroundingValidator(demo, llm=llm_read(denied, text)).validate(text).claims[0]
+    assert claim.negated and claim.conflicts and claim.pairs[0].conflict
+    invented = [{"subject": "SNCA", "object": "Parkinson disease 4", "relation": "causes_magic"}]
+    claim = KGGroundingValidator(demo, llm=llm_read(invented, text)).validate(text).claims[0]
+    assert claim.pairs[0].claimed_relations == [] and not claim.conflicts
+    assert claim.label == "grounded"
