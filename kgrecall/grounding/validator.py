@@ -11,6 +11,7 @@ the mean confidence of the non-trivial claims.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -137,6 +138,28 @@ class GroundingResult(BaseModel):
         return "\n".join(lines) + "\n"
 
 
+@dataclass(slots=True)
+class _Context:
+    """What the claims before one named and defined: the one disease and the one gene or
+    protein ("the syndrome", "the receptor" refer to them) and short forms ("Fanconi anaemia
+    (FA)")."""
+
+    topic: str | None = None
+    gene_topic: str | None = None
+    defined: dict[str, str | None] = field(default_factory=dict)
+
+    def read(self, extractor: EntityExtractor, text: str) -> list[EntityMention]:
+        """The mentions of ``text`` in this context."""
+        return extractor.extract(
+            text, topic=self.topic, gene_topic=self.gene_topic, defined=self.defined
+        )
+
+    def follow(self, extractor: EntityExtractor, found: list[EntityMention], text: str) -> None:
+        """The context after a claim of ``text`` that names ``found``."""
+        self.topic = extractor.sole_disease(found, text)
+        self.gene_topic = extractor.sole_gene(found)
+
+
 class KGGroundingValidator:
     """Checks reports against one KG."""
 
@@ -160,21 +183,22 @@ class KGGroundingValidator:
         """Label every claim of ``report`` (see the module docstring)."""
         claims, extraction, notes = self._claims(report)
         results = []
-        topic: str | None = None  # the one disease the claim before named
-        gene_topic: str | None = None  # … and the one gene or protein
-        defined: dict[str, str | None] = {}  # short forms the claims before defined
+        context = _Context()
         for claim in claims:
             check_deadline()  # a timed-out request's grounding stops here, not at the end
+            raw = report[claim.start : claim.end]
             if not claim.verbatim:
-                results.append(self._rewritten(report, claim))
+                # an LLM's claim: the short forms its source sentence defines hold in it too
+                context.defined.update(self.extractor.definitions(raw))
+                result, found = self._rewritten(report, claim, context)
+                context.follow(self.extractor, found, claim.text)
+                results.append(result)
                 continue
             # Entities from the raw span, so their offsets are exact in the report; names
             # outside the KG stay in, so a pair with one is unverifiable, not dropped.
-            raw = report[claim.start : claim.end]
-            found = self.extractor.extract(raw, topic=topic, gene_topic=gene_topic, defined=defined)
-            topic = self.extractor.sole_disease(found, raw)
-            gene_topic = self.extractor.sole_gene(found)
-            defined.update(self.extractor.definitions(raw))
+            found = context.read(self.extractor, raw)
+            context.follow(self.extractor, found, raw)
+            context.defined.update(self.extractor.definitions(raw))
             # Predicates and negation are read outside the names ("X-linked", "Non-…").
             results.append(self._result(claim, _mask(raw, found), found))
         return GroundingResult.of(results, extraction=extraction, notes=notes)
@@ -195,23 +219,25 @@ class KGGroundingValidator:
             return extract_claims(report, max_chars=self.max_chars), "heuristic", [note]
         return claims, "llm", []
 
-    def _rewritten(self, report: str, claim: Claim) -> ClaimResult:
-        """An LLM claim: entities read from its own text, placed in its source sentence; the
-        pairs the LLM read, when it gave them, are the ones checked."""
-        found = self.extractor.extract(claim.text)
+    def _rewritten(
+        self, report: str, claim: Claim, context: _Context
+    ) -> tuple[ClaimResult, list[EntityMention]]:
+        """An LLM claim's result and mentions: entities read from its own text, placed in its
+        source sentence; the pairs the LLM read, when it gave them, are the ones checked."""
+        found = context.read(self.extractor, claim.text)
         assertions = None
         if claim.pairs:
-            found, assertions = self._given_pairs(claim, found)
+            found, assertions = self._given_pairs(claim, found, context)
         source = report[claim.start : claim.end].casefold()
         placed = []
         for mention in found:
             at = source.find(mention.text.casefold())
             start, end = (at, at + len(mention.text)) if at >= 0 else (0, claim.end - claim.start)
             placed.append(mention.model_copy(update={"start": start, "end": end}))
-        return self._result(claim, _mask(claim.text, found), found, placed, assertions)
+        return self._result(claim, _mask(claim.text, found), found, placed, assertions), found
 
     def _given_pairs(
-        self, claim: Claim, found: list[EntityMention]
+        self, claim: Claim, found: list[EntityMention], context: _Context
     ) -> tuple[list[EntityMention], list[Assertion]]:
         """The LLM's pairs as assertions between the claim's mentions. A name no mention
         holds is read on its own; a name that reads as no entity is a term outside the KG
@@ -219,8 +245,8 @@ class KGGroundingValidator:
         mentions = list(found)
         indices = [
             (
-                self._mention_of(pair.subject, claim.text, mentions),
-                self._mention_of(pair.object, claim.text, mentions),
+                self._mention_of(pair.subject, claim.text, mentions, context),
+                self._mention_of(pair.object, claim.text, mentions, context),
             )
             for pair in claim.pairs
         ]
@@ -237,7 +263,9 @@ class KGGroundingValidator:
         ]
         return [mentions[i] for i in order], assertions
 
-    def _mention_of(self, name: str, text: str, mentions: list[EntityMention]) -> int:
+    def _mention_of(
+        self, name: str, text: str, mentions: list[EntityMention], context: _Context
+    ) -> int:
         """Index of the mention ``name`` (as an LLM wrote it) stands for, added to
         ``mentions`` when none does: the mention spelt so; else the name read alone (the
         mention of that entity, or a new one: "chorea" inside the mention "chorea in
@@ -249,7 +277,7 @@ class KGGroundingValidator:
             return spelt[0]
         at = text.casefold().find(key)
         start, end = (at, at + len(name)) if at >= 0 else (len(text), len(text))
-        alone = [m for m in self.extractor.extract(name) if m.end - m.start == len(name)]
+        alone = [m for m in context.read(self.extractor, name) if m.end - m.start == len(name)]
         if alone:
             same = [i for i, m in enumerate(mentions) if m.id == alone[0].id]
             if same:

@@ -184,3 +184,21 @@ def test_an_llm_denial_of_a_kg_edge_is_a_conflict_and_unknown_relations_name_non
     claim = KGGroundingValidator(demo, llm=llm_read(invented, text)).validate(text).claims[0]
     assert claim.pairs[0].claimed_relations == [] and not claim.conflicts
     assert claim.label == "grounded"
+
+
+def test_an_llm_pair_reads_its_names_in_the_reports_context(demo: NetworkXStore) -> None:
+    first, second = "Incontinentia pigmenti (IP) is rare.", "IKBKG is the gene mutated in IP."
+    report = f"{first} {second}"
+    pairs = [{"subject": "IKBKG", "object": "IP", "relation": "associated_with"}]
+    claims = {
+        "claims": [
+            {"text": "Incontinentia pigmenti is rare.", "source": first},
+            {"text": second, "source": second, "pairs": pairs},
+        ]
+    }
+    model = FakeListChatModel(responses=[json.dumps(claims)])
+    claim = KGGroundingValidator(demo, llm=model).validate(report).claims[1]
+    defined = next(e for e in KGGroundingValidator(demo).validate(first).claims[0].entities)
+    # "IP" alone names nothing; the sentence before defined it
+    assert [p.object for p in claim.pairs] == [defined.id]
+    assert claim.label == "grounded"
