@@ -269,8 +269,9 @@ class KGGroundingValidator:
         """Index of the mention ``name`` (as an LLM wrote it) stands for, added to
         ``mentions`` when none does: the mention spelt so; else the name read alone (the
         mention of that entity, or a new one: "chorea" inside the mention "chorea in
-        Huntington disease"); else the longest mention inside the name or holding it; else a
-        term outside the KG (the LLM took it for an entity no name table holds)."""
+        Huntington disease"), or looked up by name without the cue prose needs; else the
+        longest mention inside the name or holding it; else a term outside the KG (the LLM
+        took it for an entity no name table holds)."""
         key = name.casefold()
         spelt = [i for i, m in enumerate(mentions) if m.text.casefold() == key]
         if spelt:
@@ -278,6 +279,18 @@ class KGGroundingValidator:
         at = text.casefold().find(key)
         start, end = (at, at + len(name)) if at >= 0 else (len(text), len(text))
         alone = [m for m in context.read(self.extractor, name) if m.end - m.start == len(name)]
+        if not alone and self.extractor.index is not None:
+            # the LLM took the name for an entity: the cue a bare abbreviation or an everyday
+            # word needs in prose ("ED", "falls") is its judgement; other records, to choose
+            # among by the claimed relation's types
+            linked = self.extractor.index.lookup(name)
+            if linked:
+                others = tuple(entity.id for entity in linked[1:])
+                found = EntityMention(
+                    text=name, start=0, end=len(name), id=linked[0].id, kind="dictionary",
+                    in_kg=True, alternatives=others,
+                )  # fmt: skip
+                alone = [found]
         if alone:
             same = [i for i, m in enumerate(mentions) if m.id == alone[0].id]
             if same:

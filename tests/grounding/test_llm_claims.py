@@ -202,3 +202,14 @@ def test_an_llm_pair_reads_its_names_in_the_reports_context(demo: NetworkXStore)
     # "IP" alone names nothing; the sentence before defined it
     assert [p.object for p in claim.pairs] == [defined.id]
     assert claim.label == "grounded"
+
+
+def test_a_bare_abbreviation_an_llm_pairs_is_linked_without_a_cue(demo: NetworkXStore) -> None:
+    validator = KGGroundingValidator(demo)
+    assert validator.extractor.extract("HD") == []  # alone, in prose, it needs a cue
+    text = "Chorea is common in HD."
+    pairs = [{"subject": "HD", "object": "Chorea", "relation": "has_phenotype"}]
+    claim = KGGroundingValidator(demo, llm=llm_read(pairs, text)).validate(text).claims[0]
+    hd = next(e for e in claim.entities if e.text == "HD")
+    assert hd.in_kg and demo.get_node(hd.id).name == "Huntington disease"
+    assert claim.label == "grounded" and not claim.conflicts
