@@ -213,3 +213,15 @@ def test_a_bare_abbreviation_an_llm_pairs_is_linked_without_a_cue(demo: NetworkX
     hd = next(e for e in claim.entities if e.text == "HD")
     assert hd.in_kg and demo.get_node(hd.id).name == "Huntington disease"
     assert claim.label == "grounded" and not claim.conflicts
+
+
+def test_a_coordinated_name_an_llm_gives_in_full_is_read_in_full(demo: NetworkXStore) -> None:
+    text = "Postural and kinetic tremor are forms of action tremor."
+    pairs = [
+        {"subject": "postural tremor", "object": "action tremor", "relation": "subclass_of"},
+        {"subject": "kinetic tremor", "object": "action tremor", "relation": "subclass_of"},
+    ]
+    claim = KGGroundingValidator(demo, llm=llm_read(pairs, text)).validate(text).claims[0]
+    names = {demo.get_node(p.subject).name for p in claim.pairs}
+    assert names == {"Postural tremor", "Kinetic tremor"}
+    assert claim.label == "grounded" and not claim.conflicts
