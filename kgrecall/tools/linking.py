@@ -49,6 +49,7 @@ from kgrecall.kg import GraphStore, KGError, normalize_curie
 from kgrecall.tools.name_tables import NameTables, is_symbol
 from kgrecall.tools.names import (
     FILLERS,
+    GREEK,
     abbreviates,
     acronym,
     acronym_variants,
@@ -997,11 +998,14 @@ class EntityIndex:
 
 
 def _same_symbol(symbol: str, mention: str) -> bool:
-    """Case-sensitive equality up to dashes and dots ("DJ1" = "DJ-1"); a mention with a
-    capital after its first letter is a symbol in protein-name case ("TrkA" = TRKA), unlike a
-    capitalised word ("Set" is not SET)."""
-    bare_symbol = symbol.replace("-", "").replace(".", "")
-    bare_mention = mention.replace("-", "").replace(".", "")
+    """Case-sensitive equality up to dashes and dots ("DJ1" = "DJ-1") and Greek letters
+    spelt out ("TGF-α" = "TGF-alpha"); a mention with a capital after its first letter is a
+    symbol in protein-name case ("TrkA" = TRKA), unlike a capitalised word ("Set" is not
+    SET)."""
+    bare_symbol, bare_mention = (
+        "".join(GREEK.get(c, c) for c in text).replace("-", "").replace(".", "")
+        for text in (symbol, mention)
+    )
     if bare_symbol == bare_mention:
         return True
     return any(c.isupper() for c in bare_mention[1:]) and bare_mention.upper() == bare_symbol

@@ -804,3 +804,19 @@ def test_lookups_are_remembered_boundedly_and_handed_out_as_copies(
         index.lookup(mention)
     assert len(index._looked_up) == 2  # the oldest forgotten
     assert [e.id for e in index.lookup("HSP")] == ["D:HSP"]  # and looked up again
+
+
+def test_a_symbol_with_a_greek_letter_matches_the_letter_spelt_out() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("P:TGFA", "protein", "TGFA", synonyms=("TGF-alpha",)),
+            Node("P:TGFB1", "protein", "TGFB1", synonyms=("TGF-β1",)),
+        ]
+    )
+    index = EntityIndex(store)
+    for mention in ("TGF-α", "TGFalpha", "TGF-alpha"):
+        assert [e.id for e in index.lookup(mention)] == ["P:TGFA"], mention
+    for mention in ("TGF-β1", "TGF-beta1"):  # a symbol written with the letter itself
+        assert [e.id for e in index.lookup(mention)] == ["P:TGFB1"], mention
+    assert index.lookup("Tgf-α") == []  # a symbol matches up to its case only as before
