@@ -681,7 +681,6 @@ def score_reports(
     ]
     same = equivalents(store)
     kg_mentions = Counter[str]()
-    order = {"grounded": 3, "inferred": 2, "ungrounded": 1, "trivial": 0}
     rows: list[dict[str, object]] = []
     seconds = 0.0
     claims = 0
@@ -694,13 +693,7 @@ def score_reports(
         claims += len(result.claims)
         mine = [line for line in gold if line.report == report_path.name]
         mine_written = [w for line, w in zip(gold, written, strict=True) if line in mine]
-        spans, position = [], 0
-        for line in mine:
-            span = locate(report, line.text, position)
-            if span is None:
-                raise SystemExit(f"{report_path.name}: line not found: {line.text!r}")
-            spans.append(span)
-            position = span[1]
+        spans = line_spans(report_path, report, mine)
         for line, wanted, found in zip(
             mine, mine_written, align(spans, result.claims), strict=True
         ):
@@ -711,11 +704,7 @@ def score_reports(
                 right=sum(bool(same[w] & linked) for w in wanted),
                 named=sum(bool(same[x] & wanted) for x in linked),
             )
-            labels = [r.label for r in found]
-            predicted = min(labels, key=order.__getitem__) if labels else "none"
-            informative = [x for x in labels if x != "trivial"]
-            if predicted == "trivial" and informative:  # one trivial part says nothing
-                predicted = min(informative, key=order.__getitem__)
+            predicted = weakest([r.label for r in found])
             rows.append(
                 {
                     "report": line.report,
@@ -814,13 +803,7 @@ def with_writers_pairs(
             mine = [
                 (g, i) for g, i in zip(gold, items, strict=True) if g.report == report_path.name
             ]
-            spans, position = [], 0
-            for line, _ in mine:
-                span = locate(report, line.text, position)
-                if span is None:
-                    raise SystemExit(f"{report_path.name}: line not found: {line.text!r}")
-                spans.append(span)
-                position = span[1]
+            spans = line_spans(report_path, report, [line for line, _ in mine])
             claims = [
                 {"text": item["text"], "source": report[a:b], "pairs": _named_pairs(item)}
                 for (_, item), (a, b) in zip(mine, spans, strict=True)
@@ -829,13 +812,8 @@ def with_writers_pairs(
             result = validator.validate(report)
             if result.extraction != "llm":
                 raise SystemExit(f"{report_path.name}: the oracle reading failed: {result.notes}")
-            labels: dict[int, list[str]] = {}
-            for claim in result.claims:
-                labels.setdefault(claim.start, []).append(claim.label)
-            for (line, _), (a, _) in zip(mine, spans, strict=True):
-                found = labels.get(a, [])  # none: a table's rule line, no claim
-                predicted = min(found, key=_ORDER.__getitem__) if found else "none"
-                confusion[line.label][predicted] += 1
+            for (line, _), found in zip(mine, align(spans, result.claims), strict=True):
+                confusion[line.label][weakest([r.label for r in found])] += 1
     finally:
         validator.llm = kept
     per_label = label_scores(confusion)
@@ -864,8 +842,26 @@ def _named_pairs(item: dict[str, Any]) -> list[dict[str, object]]:
     ]
 
 
-#: Labels from weakest to strongest: a line read as several claims takes its weakest.
-_ORDER = {"ungrounded": 0, "inferred": 1, "grounded": 2, "trivial": 3}
+def line_spans(path: Path, report: str, lines: list[GoldLine]) -> list[tuple[int, int]]:
+    """Where each labelled line of ``report`` sits, in order (a line not found stops the run)."""
+    spans, position = [], 0
+    for line in lines:
+        span = locate(report, line.text, position)
+        if span is None:
+            raise SystemExit(f"{path.name}: line not found: {line.text!r}")
+        spans.append(span)
+        position = span[1]
+    return spans
+
+
+def weakest(labels: list[str]) -> str:
+    """A line's label from the claims read in it: the weakest, a trivial part saying nothing
+    beside informative ones; "none" when no claim was read there (a table's rule line)."""
+    order = {"grounded": 3, "inferred": 2, "ungrounded": 1}
+    informative = [label for label in labels if label != "trivial"]
+    if informative:
+        return min(informative, key=order.__getitem__)
+    return "trivial" if labels else "none"
 
 
 def with_writers_entities(
