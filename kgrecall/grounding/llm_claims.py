@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from kgrecall.grounding.claims import (
     DEFAULT_MAX_CHARS,
@@ -48,6 +48,16 @@ class ExtractedPair(BaseModel):
         description=f"a relation name of the list, or {GENERIC_RELATION!r} for any other link",
     )
     negated: bool = Field(default=False, description="whether the claim denies the relation")
+
+    @field_validator("subject", "object")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        """A name with its whitespace collapsed; a blank one names nothing (the answer is
+        refused, and the report read heuristically)."""
+        collapsed = " ".join(name.split())
+        if not collapsed:
+            raise ValueError("a pair's entity name is blank")
+        return collapsed
 
 
 class ExtractedClaim(BaseModel):
@@ -106,8 +116,7 @@ def _pair(pair: ExtractedPair) -> ClaimPair:
     lacks names no kind of link."""
     known = RELATIONS.get(pair.relation.strip())
     relation = None if known is None else known.name
-    return ClaimPair(" ".join(pair.subject.split()), " ".join(pair.object.split()), relation,
-                     pair.negated)  # fmt: skip
+    return ClaimPair(pair.subject, pair.object, relation, pair.negated)
 
 
 def _chunks(report: str, chunk_chars: int) -> list[tuple[int, int]]:

@@ -66,6 +66,21 @@ def test_llm_claims_are_labelled_and_placed_in_their_sentence(
         ),
         (Reply(tool="ExtractedClaims", arguments={"claims": []}), "found no claims"),
         (Reply(tool="ExtractedClaims", arguments={"items": []}), "not a valid ExtractedClaims"),
+        (
+            Reply(
+                tool="ExtractedClaims",
+                arguments={
+                    "claims": [
+                        {
+                            "text": FIRST,
+                            "source": FIRST,
+                            "pairs": [{"subject": "  ", "object": "SNCA"}],
+                        }
+                    ]
+                },
+            ),
+            "a pair's entity name is blank",
+        ),
         (Reply(status=429), "the LLM call failed"),
         (Reply(delay_s=3, content="{}"), "timed out"),
     ],
