@@ -64,6 +64,14 @@ code nor any set, from the KG's whole entity table (ids, types and names, no syn
 after every change of the stop that added it. Held out like *test* and *fresh*: only scored,
 its first score kept in ``results/linking_fresh2_first.json``.
 
+A seventh, *fresh3* (``fresh3.jsonl``, 240 sentences: 50 aliases over 50 genes, 26 of them
+outside neurology, 60 abbreviations, 50 name variants, 80 traps — at least 40 abbreviations of
+other fields among clinical or scientific words —, 49 trap strings also used in the entity
+sense elsewhere in the file), by another helper who had read neither the code nor any set, from
+the KG's whole entity table (8,283 ids, types and names, no synonyms), written after the context
+check of abbreviations with a cue word only. Held out: only scored (its first score, and the
+score of the code before that check: ``results/linking_fresh3_first.json``).
+
 Targets (issue #15): recall@1 ≥ 0.9 on aliases, abbreviations and name variants; ≤ 2 % false
 links on traps. Writes ``benchmarks/results/linking.{md,json}``.
 """
@@ -91,7 +99,8 @@ DEV3 = HERE / "data" / "linking" / "dev3.jsonl"
 FRESH = HERE / "data" / "linking" / "fresh.jsonl"
 DEV4 = HERE / "data" / "linking" / "dev4.jsonl"
 FRESH2 = HERE / "data" / "linking" / "fresh2.jsonl"
-SPLITS = ("dev", "test", "dev2", "dev3", "fresh", "dev4", "fresh2")
+FRESH3 = HERE / "data" / "linking" / "fresh3.jsonl"
+SPLITS = ("dev", "test", "dev2", "dev3", "fresh", "dev4", "fresh2", "fresh3")
 LOOKED_AT = ("dev", "dev2", "dev3", "dev4")
 RESULTS = HERE / "results"
 CATEGORIES = ("alias", "abbreviation", "name_variant", "official", "trap", "outside")
@@ -224,6 +233,7 @@ def main() -> None:
         + load_items(FRESH, later="fresh")
         + load_items(DEV4, later="dev4")
         + load_items(FRESH2, later="fresh2")
+        + load_items(FRESH3, later="fresh3")
     )
     fulltext = FulltextIndex(store)
     vector = VectorIndex.for_store(store, workspace.kg_dir(args.kg) / "indexes", progress=True)
@@ -330,7 +340,9 @@ def render(figures: dict[str, object]) -> str:
         f"*test*: only scored. *dev4* (`{DEV4.name}`), written after it by another, is a "
         "development set (its first score: `results/linking_dev4_first.json`). *fresh2* "
         f"(`{FRESH2.name}`), by another, is held out: only scored (its first score: "
-        "`results/linking_fresh2_first.json`).",
+        "`results/linking_fresh2_first.json`), and so is *fresh3* "
+        f"(`{FRESH3.name}`), by another (its first score, and the code's before the context "
+        "check of abbreviations with a cue word only: `results/linking_fresh3_first.json`).",
         "",
         f"Misses of the named dev, dev2, dev3 and dev4 mentions (mention setting, minimum score): "
         f"{len(misses)}",

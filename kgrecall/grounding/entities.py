@@ -32,6 +32,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from kgrecall.grounding.reading import Spans
@@ -53,6 +54,7 @@ from kgrecall.kg.loaders.names import (
 from kgrecall.tools import names as name_rules
 from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
 from kgrecall.tools.names import FILLERS, abbreviates, common_words
+from kgrecall.tools.vector import VectorIndex, embed, entity_text
 
 MentionKind = Literal[
     "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
@@ -143,6 +145,8 @@ _DISEASE_CUE = re.compile(
     r"[\w.]+-(?:associated|related|linked))",
     re.IGNORECASE,
 )
+#: Right before a disease's abbreviation, the gene it is named by: "RPE65-associated LCA".
+_NAMED_BY_GENE = re.compile(r"[\w.]+-(?:associated|related|linked)", re.IGNORECASE)
 #: Before a diagnosis concluded from findings listed before a colon: "Ptosis, pigmentary
 #: retinopathy and heart block: KSS." (not a field's label: "Past history: CD on …").
 _CONCLUDED = re.compile(r"\w[^\S\n]*:[^\S\n]*$")
@@ -222,6 +226,16 @@ _CLINICAL_TYPES = frozenset({"disease", "phenotype"})
 _DISEASE_TYPE = frozenset({"disease"})
 #: A node with this many neighbours or more relates too much to support an abbreviation.
 SUPPORT_HUB_DEGREE = 200
+#: How words name an entity: ``alone`` (a name, a defined short form, an abbreviation with a
+#: strong cue), ``cue`` (a bare abbreviation with a cue word for its kind nearby: kept where a
+#: KG neighbour is named in its sentence or the sentence reads like the entity's context),
+#: ``bare`` (a bare abbreviation without a cue: kept only where a KG neighbour is named).
+Naming = Literal["alone", "cue", "bare"]
+#: The least context similarity (:meth:`EntityExtractor._context_similarity`) at which a bare
+#: abbreviation with only a cue word names its KG entity.
+CONTEXT_MIN_SIMILARITY = 0.15
+#: How many of an entity's and its neighbours' embeddings the context is compared with.
+CONTEXT_NEAREST = 3
 #: Longest name (in words) the dictionary matcher tries.
 MAX_NAME_WORDS = 12
 #: Words a disease, phenotype or GO-term mention may be widened by, before and after it.
@@ -494,6 +508,8 @@ class EntityExtractor:
         self._by_xref: dict[str, str] = {}
         #: each KG node's neighbours, read once
         self._near: dict[str, frozenset[str]] = {}
+        #: the embeddings of each KG node and its neighbours, read once
+        self._vectors: dict[str, np.ndarray] = {}
         if store is not None:
             for node in store.nodes():
                 for xref in node.properties.get("xrefs", ()):
@@ -547,13 +563,13 @@ class EntityExtractor:
         text may use alone."""
         taken = Spans()
         found = self._identifiers(text, taken)
+        rejected: list[tuple[int, int]] = []
         if self.index is not None:
             for name, given in (("topic", topic), ("gene_topic", gene_topic)):
                 if given is not None and given not in self.index:
                     raise KGError(f"{name} {given!r} is no entity of the KG")
-            named = self._widened(
-                text, self._dictionary(text, taken, self.index, defined or {}), taken
-            )
+            named, rejected = self._dictionary(text, taken, self.index, defined or {})
+            named = self._widened(text, named, taken)
             named = [part for mention in named for part in self._gene_and_name(mention)]
             named = self._forms_of(text, named, self.index)
             named = self._elided_forms(text, named, self.index, topic)
@@ -572,7 +588,13 @@ class EntityExtractor:
             ]
             taken.add_sorted([(m.start, m.end) for m in named])
             found.extend(named)
-        outside = self._outside(text, taken)
+        # an abbreviation whose sentence reads unlike its KG entity's context is no mention of
+        # that entity by another record either
+        outside = [
+            m
+            for m in self._outside(text, taken)
+            if not (m.in_kg and any(m.start < end and start < m.end for start, end in rejected))
+        ]
         taken.add_sorted([(m.start, m.end) for m in outside])
         found.extend(outside)
         found.extend(_findings(text, taken))
@@ -1122,12 +1144,15 @@ class EntityExtractor:
 
     def _dictionary(
         self, text: str, taken: Spans, index: EntityIndex, earlier: Mapping[str, str | None]
-    ) -> list[EntityMention]:
+    ) -> tuple[list[EntityMention], list[tuple[int, int]]]:
+        """The KG's names in ``text``; and the spans of abbreviations left out because their
+        sentence reads unlike the KG's context of the entity (:meth:`_supported`)."""
         tokens = [m for m in _TOKEN.finditer(text)]
         defined = {**earlier, **self._definitions(text, tokens, index)}
         sentences = _Sentences(text)
         mentions: list[EntityMention] = []
         unsupported: set[int] = set()
+        cue_only: set[int] = set()
         position = 0
         while position < len(tokens):
             check_deadline()
@@ -1141,11 +1166,13 @@ class EntityExtractor:
             if match is None:
                 position += 1
                 continue
-            width, entity_id, alternatives, alone = match
+            width, entity_id, alternatives, naming = match
             start, end = tokens[position].start(), tokens[position + width - 1].end()
-            if not alone:
+            if naming == "bare":
                 unsupported.add(len(mentions))
             else:
+                if naming == "cue":
+                    cue_only.add(len(mentions))
                 sentences.named(start, index.type_of(entity_id))
             mentions.append(
                 EntityMention(
@@ -1159,29 +1186,75 @@ class EntityExtractor:
                 )
             )
             position += width
-        return self._supported(mentions, unsupported, sentences)
+        return self._supported(mentions, unsupported, cue_only, sentences)
 
     def _supported(
-        self, mentions: list[EntityMention], unsupported: set[int], sentences: _Sentences
-    ) -> list[EntityMention]:
+        self,
+        mentions: list[EntityMention],
+        unsupported: set[int],
+        cue_only: set[int],
+        sentences: _Sentences,
+    ) -> tuple[list[EntityMention], list[tuple[int, int]]]:
         """``mentions`` without those of ``unsupported`` that no other mention of their
         sentence is a KG neighbour of (directly, or through one node that is no hub): an
-        abbreviation means a KG entity where the sentence names what the KG relates to it."""
-        if not unsupported or self.store is None:
-            return [m for i, m in enumerate(mentions) if i not in unsupported]
+        abbreviation means a KG entity where the sentence names what the KG relates to it.
+        An abbreviation of ``cue_only`` (a cue word for its kind nearby, no KG neighbour named)
+        is kept only where the sentence reads like the KG's context of the entity
+        (:meth:`_context_similarity`): "children with moderate-to-severe AD were randomised to
+        dupilumab" has a cue ("children") but is about atopic dermatitis, not Alzheimer disease.
+        Also the spans left out for their context."""
+        if not (unsupported or cue_only) or self.store is None:
+            return [m for i, m in enumerate(mentions) if i not in unsupported], []
         kept = []
+        rejected = []
         for number, mention in enumerate(mentions):
-            if number in unsupported:
+            if number in unsupported or number in cue_only:
                 sentence = sentences.number(mention.start)
                 others = [
                     other.id
                     for i, other in enumerate(mentions)
-                    if i not in unsupported and sentences.number(other.start) == sentence
+                    if i != number
+                    and i not in unsupported
+                    and sentences.number(other.start) == sentence
                 ]
-                if not any(self._related(mention.id, other) for other in others):
+                related = any(self._related(mention.id, other) for other in others)
+                if number in unsupported and not related:
+                    continue
+                if (
+                    number in cue_only
+                    and not related
+                    and self._context_similarity(
+                        sentences.around(mention.start, mention.end), mention.id
+                    )
+                    < CONTEXT_MIN_SIMILARITY
+                ):
+                    rejected.append((mention.start, mention.end))
                     continue
             kept.append(mention)
-        return kept
+        return kept, rejected
+
+    def _context_similarity(self, context: str, entity_id: str) -> float:
+        """How much a sentence (its abbreviation left out) reads like what the KG says about an
+        entity: the mean cosine of the sentence's embedding with the
+        :data:`CONTEXT_NEAREST` nearest of the embeddings of the entity and its KG neighbours
+        (the vector index's, else computed once per entity)."""
+        vectors = self._context_vectors(entity_id)
+        similarities = vectors @ embed([context])[0]
+        nearest = np.sort(similarities)[-CONTEXT_NEAREST:]
+        return float(nearest.mean())
+
+    def _context_vectors(self, entity_id: str) -> np.ndarray:
+        found = self._vectors.get(entity_id)
+        if found is None:
+            assert self.store is not None and self.index is not None
+            ids = [entity_id, *sorted(self._neighbours(entity_id))]
+            search = self.index.vector
+            if isinstance(search, VectorIndex):
+                found = search.vectors_of(ids)
+            else:
+                found = embed([entity_text(self.store.get_node(node)) for node in ids])
+            self._vectors[entity_id] = found
+        return found
 
     def _related(self, first: str, second: str) -> bool:
         """Whether two KG nodes are neighbours, or share a neighbour that is no hub; a hub
@@ -1218,12 +1291,11 @@ class EntityExtractor:
         defined: dict[str, str | None],
         sentences: _Sentences,
         listed: bool = False,
-    ) -> tuple[int, str, tuple[str, ...], bool] | None:
+    ) -> tuple[int, str, tuple[str, ...], Naming] | None:
         """The widest run of words from ``position`` that names an entity (no fuzzy search:
         a mention is a name, a synonym or one of their written variants), its id, the best
-        entity of each other type the words also name, and whether the words alone name it
-        here (``False``: a bare abbreviation without a cue, which a related name in the same
-        sentence must support)."""
+        entity of each other type the words also name, and how they name it here
+        (:data:`Naming`)."""
         for width in range(min(MAX_NAME_WORDS, len(tokens) - position), 0, -1):
             start, end = tokens[position].start(), tokens[position + width - 1].end()
             if taken.overlaps(start, end):
@@ -1235,7 +1307,7 @@ class EntityExtractor:
                 continue  # nor out of brackets: "MYO5A (myosin Va) deficiency"
             if width == 1 and phrase in defined:
                 entity_id = defined[phrase]
-                return (1, entity_id, (), True) if entity_id else None
+                return (1, entity_id, (), "alone") if entity_id else None
             short_form = defined.get(tokens[position].group(0))
             if (
                 short_form
@@ -1245,7 +1317,7 @@ class EntityExtractor:
                     for t in tokens[position + 1 : position + width]
                 )
             ):  # "ED syndromes" after "ectodermal dysplasias (EDs)"
-                return width, short_form, (), True
+                return width, short_form, (), "alone"
             if (
                 width == 1
                 and phrase in _INHERITANCE
@@ -1323,9 +1395,10 @@ class EntityExtractor:
                 # in a table row, a KG name in an earlier cell is the cue ("| SOD1 | ALS |
                 # 12 % |", "| Dejerine-Sottas neuropathy | PRX |", "| Netrin-1 | DCC |")
                 if not (
-                    sentences.has(start, cue)
-                    or sentences.row_names(start, _KG_TYPES)
+                    sentences.row_names(start, _KG_TYPES)
                     or (chosen.type in _GENE_TYPES and _GENE_KIND.fullmatch(following))
+                    # named by the gene behind it: "RPE65-associated LCA"
+                    or (before > 0 and _NAMED_BY_GENE.fullmatch(words[before - 1]) is not None)
                     or (
                         chosen.type in _CLINICAL_TYPES
                         and _CONCLUDED.search(text, max(0, start - 20), start) is not None
@@ -1333,8 +1406,10 @@ class EntityExtractor:
                     )
                 ):
                     # no cue word: kept only if a name of the sentence is its KG neighbour
-                    # ("gaze palsy and early backward falls pointed to PSP")
-                    return width, chosen.id, (), False
+                    # ("gaze palsy and early backward falls pointed to PSP"); a cue word
+                    # alone ("patients", "gene") also needs the sentence to read like the
+                    # KG's context of the entity
+                    return width, chosen.id, (), "cue" if sentences.has(start, cue) else "bare"
             if chosen is None:
                 return None
             others = {e.type: e.id for e in reversed(found) if e.type != chosen.type}
@@ -1349,7 +1424,7 @@ class EntityExtractor:
                 and chosen.type in _DISEASE_TYPE
                 and (e.type, e.match, e.score) == (chosen.type, chosen.match, chosen.score)
             ]
-            return width, chosen.id, (*others.values(), *equal), True
+            return width, chosen.id, (*others.values(), *equal), "alone"
         return None
 
     def _widened(self, text: str, named: list[EntityMention], taken: Spans) -> list[EntityMention]:
@@ -1598,6 +1673,13 @@ class _Sentences:
             start = self._ends[number - 1] if number else 0
             self._words[number] = frozenset(_TOKEN.findall(self.text[start : self._ends[number]]))
         return self._words[number]
+
+    def around(self, start: int, end: int) -> str:
+        """The sentence holding ``start:end`` without those characters."""
+        number = bisect_left(self._ends, start + 1)
+        first = self._ends[number - 1] if number else 0
+        last = self._ends[bisect_left(self._ends, end)]
+        return (self.text[first:start] + self.text[end:last]).strip()
 
     def has(self, position: int, cue: re.Pattern[str]) -> bool:
         """Whether the sentence holding ``position`` has a word matching ``cue``."""

@@ -96,6 +96,7 @@ class VectorIndex:
         self._vectors = vectors
         self.ann_threshold = ann_threshold
         self._ann: Any = None
+        self._rows: dict[str, int] | None = None
 
     @property
     def uses_ann(self) -> bool:
@@ -222,6 +223,15 @@ class VectorIndex:
     def embeddings(self) -> dict[str, list[float]]:
         """Entity id → its embedding (what ``kgrecall kg push-neo4j`` stores in Neo4j)."""
         return {i: row.tolist() for i, row in zip(self.ids, self._vectors, strict=True)}
+
+    def vectors_of(self, ids: Sequence[str]) -> np.ndarray:
+        """The embeddings of these entities, one row each in their order."""
+        if self._rows is None:
+            self._rows = {entity_id: row for row, entity_id in enumerate(self.ids)}
+        missing = [entity_id for entity_id in ids if entity_id not in self._rows]
+        if missing:
+            raise KGError(f"no embedding for {missing[:5]} in the vector index ({self.version})")
+        return self._vectors[[self._rows[entity_id] for entity_id in ids]]
 
     def warm(self) -> None:
         """Load the embedding model now rather than on the first search."""

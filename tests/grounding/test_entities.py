@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kgrecall.grounding.entities import EntityExtractor, is_procedure
+from kgrecall.grounding.entities import EntityExtractor, _Sentences, is_procedure
 from kgrecall.kg import KGError, NetworkXStore
+from kgrecall.tools import EntityIndex, FulltextIndex, VectorIndex
+from kgrecall.tools.vector import embed, entity_text
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +191,34 @@ def test_a_bare_abbreviation_without_a_cue_needs_a_related_name_beside_it(
     assert "FUS" not in ids(extractor, "MR-guided FUS thalamotomy reduced the tremor.")
 
 
+def test_a_cue_word_alone_links_an_abbreviation_where_its_sentence_reads_like_the_kg(
+    demo: NetworkXStore, extractor: EntityExtractor
+) -> None:
+    # "infants" is a cue for a disease, but the sentence is about atopic dermatitis: it reads
+    # unlike what the KG relates to Alzheimer disease …
+    skin = "Infants with AD had itchy eczematous plaques on the cheeks, treated with emollients."
+    assert "AD" not in ids(extractor, skin)
+    # … while this one reads like it
+    clinic = "Patients with AD develop progressive memory loss and cortical atrophy."
+    assert "alzheimer" in demo.get_node(ids(extractor, clinic)["AD"]).name.casefold()
+    # the embeddings come from the vector index when there is one, computed alike otherwise
+    alzheimer = ids(extractor, clinic)["AD"]
+    near = [alzheimer, *sorted(extractor._neighbours(alzheimer))]
+    rows = embed([entity_text(demo.get_node(node)) for node in near])
+    vectors = VectorIndex(near, near, ["disease"] * len(near), rows, demo.version)
+    indexed = EntityExtractor(demo, EntityIndex(demo, FulltextIndex(demo), vectors))
+    context = "Patients with develop progressive memory loss and cortical atrophy."
+    assert indexed._context_similarity(context, alzheimer) == pytest.approx(
+        extractor._context_similarity(context, alzheimer), abs=1e-5
+    )
+
+
+def test_the_context_of_a_mention_is_its_sentence_without_it() -> None:
+    text = "Falls were frequent. Patients with AD lose memory. Tremor was absent."
+    start = text.index("AD")
+    assert _Sentences(text).around(start, start + 2) == "Patients with  lose memory."
+
+
 def test_a_disease_named_by_its_eponym_alone_needs_a_cue(extractor: EntityExtractor) -> None:
     # "Hurler", "Angelman": MONDO writes the word as a proper name, the KG has "<it> syndrome"
     row = ids(extractor, "| MPS I (Hurler, Scheie and the intermediate form) | IDUA |")
@@ -253,7 +283,10 @@ def test_a_verb_is_no_subtype_code(extractor: EntityExtractor) -> None:
 
 def test_everyday_words_need_a_cue_for_their_kind(extractor: EntityExtractor) -> None:
     assert ids(extractor, "We SET the threshold at 0.05 for all tests.") == {}
-    assert ids(extractor, "Loss of SET expression was seen.") == {"SET": "NCBIGene:6418"}
+    assert (
+        ids(extractor, "SET variants cause intellectual disability with speech delay.")["SET"]
+        == "NCBIGene:6418"
+    )
     # an undefined bare abbreviation needs a cue in its sentence
     assert ids(extractor, "TBP was added as a plasticiser.") == {}
     assert ids(extractor, "TBP gene repeats were sized.")["TBP"] == "NCBIGene:6908"
@@ -377,7 +410,7 @@ def test_a_cue_is_looked_for_within_the_clause(extractor: EntityExtractor) -> No
     # next clause's, no cue for the gene
     text = "Eye-of-the-tiger sign on MRI pointed to PKAN; PANK2 sequencing was positive."
     assert ids(extractor, text)["PKAN"] == "ORPHA:157850"
-    assert ids(extractor, "PKAN sequencing was positive.")["PKAN"] == "NCBIGene:80025"
+    assert ids(extractor, "PKAN sequencing found a homozygous variant.")["PKAN"] == "NCBIGene:80025"
     # "history" before the colon cues no abbreviation after it ("CD": Crohn disease here)
     assert "CD" not in ids(extractor, "Past history: ileocolonic CD on adalimumab.")
 
@@ -400,7 +433,10 @@ def test_a_diagnosis_concluded_after_a_colon_or_graded_needs_no_other_cue(
 ) -> None:
     text = "Ptosis, pigmentary retinopathy and heart block before the age of 20: KSS."
     assert ids(extractor, text)["KSS"] == "ORPHA:480"
-    assert ids(extractor, "Boston criteria for probable CAA.")["CAA"] == "MONDO:0005620"
+    # (the sentence must still read like the KG's context of the disease: the bare "Boston
+    # criteria for probable CAA." says too little)
+    text = "Lobar microbleeds and cortical siderosis met the Boston criteria for probable CAA."
+    assert ids(extractor, text)["CAA"] == "MONDO:0005620"
     # a field's label is no conclusion when the abbreviation does not end the sentence
     assert "CD" not in ids(extractor, "History: ileocolonic CD on adalimumab, in remission.")
 

@@ -95,6 +95,19 @@ def test_vector_search_matches_meaning(terms: NetworkXStore, tmp_path: Path) -> 
     assert index.search("anything", k=3, node_types=["drug"]) == []
 
 
+def test_vector_index_gives_entities_embeddings_in_the_order_asked(
+    terms: NetworkXStore, tmp_path: Path
+) -> None:
+    index = VectorIndex.for_store(terms, tmp_path, progress=False)
+    first, second = index.ids[0], index.ids[-1]
+    rows = index.vectors_of([second, first])
+    assert rows.shape == (2, index.dimensions)
+    assert np.allclose(rows[0], index.embeddings()[second])
+    assert np.allclose(rows[1], index.embeddings()[first])
+    with pytest.raises(KGError, match="no embedding for \\['nowhere:1'\\]"):
+        index.vectors_of([first, "nowhere:1"])
+
+
 def test_vector_index_is_persisted_per_kg_version(terms: NetworkXStore, tmp_path: Path) -> None:
     first = VectorIndex.for_store(terms, tmp_path, progress=False)
     [saved] = list(tmp_path.glob("vectors-*.npz"))
