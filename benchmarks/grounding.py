@@ -158,9 +158,11 @@ from linking import equivalents
 
 from kgrecall.grounding import EntityExtractor, KGGroundingValidator
 from kgrecall.grounding.validator import ClaimResult
-from kgrecall.kg import NetworkXStore
+from kgrecall.kg import DEMO_NAME, NetworkXStore, Workspace
 from kgrecall.kg.demo import build_demo_kg
 from kgrecall.kg.relations import RELATIONS
+from kgrecall.tools import EntityIndex, FulltextIndex, VectorIndex
+from kgrecall.tools.kg_indexes import INDEX_FOLDER
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -938,7 +940,11 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="skip the `kgrecall ground` timing")
     args = parser.parse_args()
     store = build_demo_kg()
-    validator = KGGroundingValidator(store, max_depth=MAX_DEPTH, hub_degree=HUB_DEGREE)
+    # the entity index as the service builds it: with the KG's stored embeddings (saved by
+    # `make demo`; embedded here otherwise), which the context check of abbreviations reads
+    folder = Workspace().kg_dir(DEMO_NAME) / INDEX_FOLDER
+    index = EntityIndex(store, FulltextIndex(store), VectorIndex.for_store(store, folder))
+    validator = KGGroundingValidator(store, max_depth=MAX_DEPTH, hub_degree=HUB_DEGREE, index=index)
     validator.validate("SNCA is associated with Parkinson disease.")  # build the dictionary
     RESULTS.mkdir(exist_ok=True)
     if args.set in ("generated", "both"):

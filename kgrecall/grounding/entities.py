@@ -54,7 +54,7 @@ from kgrecall.kg.loaders.names import (
 from kgrecall.tools import names as name_rules
 from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
 from kgrecall.tools.names import FILLERS, abbreviates, common_words
-from kgrecall.tools.vector import VectorIndex, embed, entity_text
+from kgrecall.tools.vector import VectorIndex, embed
 
 MentionKind = Literal[
     "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
@@ -1201,8 +1201,8 @@ class EntityExtractor:
         An abbreviation of ``cue_only`` (a cue word for its kind nearby, no KG neighbour named)
         is kept only where the sentence reads like the KG's context of the entity
         (:meth:`_context_similarity`): "children with moderate-to-severe AD were randomised to
-        dupilumab" has a cue ("children") but is about atopic dermatitis, not Alzheimer disease.
-        Also the spans left out for their context."""
+        dupilumab" has a cue ("children") but is about atopic dermatitis, not Alzheimer disease;
+        without stored embeddings the cue is enough. Also the spans left out for their context."""
         if not (unsupported or cue_only) or self.store is None:
             return [m for i, m in enumerate(mentions) if i not in unsupported], []
         kept = []
@@ -1220,41 +1220,32 @@ class EntityExtractor:
                 related = any(self._related(mention.id, other) for other in others)
                 if number in unsupported and not related:
                     continue
-                if (
-                    number in cue_only
-                    and not related
-                    and self._context_similarity(
+                if number in cue_only and not related:
+                    similarity = self._context_similarity(
                         sentences.around(mention.start, mention.end), mention.id
                     )
-                    < CONTEXT_MIN_SIMILARITY
-                ):
-                    rejected.append((mention.start, mention.end))
-                    continue
+                    if similarity is not None and similarity < CONTEXT_MIN_SIMILARITY:
+                        rejected.append((mention.start, mention.end))
+                        continue
             kept.append(mention)
         return kept, rejected
 
-    def _context_similarity(self, context: str, entity_id: str) -> float:
+    def _context_similarity(self, context: str, entity_id: str) -> float | None:
         """How much a sentence (its abbreviation left out) reads like what the KG says about an
-        entity: the mean cosine of the sentence's embedding with the
-        :data:`CONTEXT_NEAREST` nearest of the embeddings of the entity and its KG neighbours
-        (the vector index's, else computed once per entity)."""
-        vectors = self._context_vectors(entity_id)
+        entity: the mean cosine of the sentence's embedding with the :data:`CONTEXT_NEAREST`
+        nearest of the stored embeddings of the entity and its KG neighbours. None without
+        stored embeddings (no :class:`~kgrecall.tools.VectorIndex`: a KG searched in Neo4j, or
+        no vector index): embedding a hub's hundreds of neighbours here would take seconds."""
+        assert self.index is not None
+        search = self.index.vector
+        if not isinstance(search, VectorIndex):
+            return None
+        vectors = self._vectors.get(entity_id)
+        if vectors is None:
+            vectors = search.vectors_of([entity_id, *sorted(self._neighbours(entity_id))])
+            self._vectors[entity_id] = vectors
         similarities = vectors @ embed([context])[0]
-        nearest = np.sort(similarities)[-CONTEXT_NEAREST:]
-        return float(nearest.mean())
-
-    def _context_vectors(self, entity_id: str) -> np.ndarray:
-        found = self._vectors.get(entity_id)
-        if found is None:
-            assert self.store is not None and self.index is not None
-            ids = [entity_id, *sorted(self._neighbours(entity_id))]
-            search = self.index.vector
-            if isinstance(search, VectorIndex):
-                found = search.vectors_of(ids)
-            else:
-                found = embed([entity_text(self.store.get_node(node)) for node in ids])
-            self._vectors[entity_id] = found
-        return found
+        return float(np.sort(similarities)[-CONTEXT_NEAREST:].mean())
 
     def _related(self, first: str, second: str) -> bool:
         """Whether two KG nodes are neighbours, or share a neighbour that is no hub; a hub
