@@ -54,7 +54,8 @@ from kgrecall.kg.loaders.names import (
 from kgrecall.tools import names as name_rules
 from kgrecall.tools.linking import GENE_QUALIFIED, EntityIndex, LinkedEntity
 from kgrecall.tools.names import FILLERS, abbreviates, common_words
-from kgrecall.tools.vector import VectorIndex, embed
+from kgrecall.tools.store_search import StoredEmbeddings
+from kgrecall.tools.vector import embed
 
 MentionKind = Literal[
     "curie", "uniprot", "kegg", "pdb", "species", "dictionary", "vocabulary", "variant"
@@ -1202,7 +1203,8 @@ class EntityExtractor:
         is kept only where the sentence reads like the KG's context of the entity
         (:meth:`_context_similarity`): "children with moderate-to-severe AD were randomised to
         dupilumab" has a cue ("children") but is about atopic dermatitis, not Alzheimer disease;
-        without stored embeddings the cue is enough. Also the spans left out for their context."""
+        without stored embeddings (no vector search) the cue is enough. Also the spans left
+        out for their context."""
         if not (unsupported or cue_only) or self.store is None:
             return [m for i, m in enumerate(mentions) if i not in unsupported], []
         kept = []
@@ -1233,12 +1235,12 @@ class EntityExtractor:
     def _context_similarity(self, context: str, entity_id: str) -> float | None:
         """How much a sentence (its abbreviation left out) reads like what the KG says about an
         entity: the mean cosine of the sentence's embedding with the :data:`CONTEXT_NEAREST`
-        nearest of the stored embeddings of the entity and its KG neighbours. None without
-        stored embeddings (no :class:`~kgrecall.tools.VectorIndex`: a KG searched in Neo4j, or
-        no vector index): embedding a hub's hundreds of neighbours here would take seconds."""
+        nearest of the stored embeddings of the entity and its KG neighbours (the vector
+        index's, or those a KG in Neo4j holds). None without stored embeddings (no vector
+        search): embedding a hub's hundreds of neighbours here would take seconds."""
         assert self.index is not None
         search = self.index.vector
-        if not isinstance(search, VectorIndex):
+        if not isinstance(search, StoredEmbeddings):
             return None
         vectors = self._vectors.get(entity_id)
         if vectors is None:

@@ -113,6 +113,11 @@ SET_EMBEDDINGS = (
 
 # -- reads -----------------------------------------------------------------------------------
 GET_NODE = "MATCH (n:Entity {id: $id}) RETURN n AS node"
+#: The stored embeddings of the entities of ``$ids`` that have one.
+GET_EMBEDDINGS = (
+    "UNWIND $ids AS id MATCH (n:Entity {id: id}) WHERE n.embedding IS NOT NULL "
+    "RETURN n.id AS id, n.embedding AS embedding"
+)
 EXISTING_IDS = "MATCH (n:Entity) WHERE n.id IN $ids RETURN n.id AS id"
 COUNT_NODES = "MATCH (n:Entity) RETURN count(n) AS count"
 COUNT_EDGES = "MATCH (:Entity)-[e]->(:Entity) RETURN count(e) AS count"

@@ -298,6 +298,15 @@ class Neo4jStore(GraphStore):
             self._run(cypher.SET_EMBEDDINGS, rows=list(batch))
 
     # -- reads ----------------------------------------------------------------------------
+    def embeddings(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored embeddings of these entities (those without one are left out), in
+        batches of one round trip each."""
+        found: dict[str, list[float]] = {}
+        for batch in _chunks(list(dict.fromkeys(ids))):
+            for record in self._run(cypher.GET_EMBEDDINGS, ids=list(batch)):
+                found[str(record["id"])] = [float(x) for x in record["embedding"]]
+        return found
+
     def has_node(self, node_id: str) -> bool:
         return bool(self._run(cypher.GET_NODE, id=node_id))
 

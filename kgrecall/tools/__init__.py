@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from kgrecall.tools.results import Candidate, Evidence, EvidenceTriple, ToolName
     from kgrecall.tools.store_search import (
         EntitySearch,
+        StoredEmbeddings,
         StoreFulltextSearch,
         StoreVectorSearch,
         store_searches,
@@ -72,6 +73,7 @@ __all__ = [
     "RankMetrics",
     "StoreFulltextSearch",
     "StoreVectorSearch",
+    "StoredEmbeddings",
     "ToolName",
     "TrainingConfig",
     "TraversalResult",
@@ -111,6 +113,7 @@ __getattr__, __dir__ = attach(
         "EntitySearch": "kgrecall.tools.store_search",
         "StoreFulltextSearch": "kgrecall.tools.store_search",
         "StoreVectorSearch": "kgrecall.tools.store_search",
+        "StoredEmbeddings": "kgrecall.tools.store_search",
         "store_searches": "kgrecall.tools.store_search",
         "WrittenIndexes": "kgrecall.tools.kg_indexes",
         "missing_indexes": "kgrecall.tools.kg_indexes",

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 from kgrecall.kg import GraphStore, KGError, Node
 from kgrecall.tools.fulltext import tokenize
 from kgrecall.tools.results import Candidate, Evidence
@@ -24,6 +26,7 @@ __all__ = [
     "IndexedStore",
     "StoreFulltextSearch",
     "StoreVectorSearch",
+    "StoredEmbeddings",
     "store_searches",
 ]
 
@@ -63,6 +66,17 @@ class IndexedStore(Protocol):
     ) -> list[tuple[Node, float]]: ...
 
     def has_vector_index(self) -> bool: ...
+
+    def embeddings(self, ids: Sequence[str]) -> dict[str, list[float]]: ...
+
+
+@runtime_checkable
+class StoredEmbeddings(Protocol):
+    """A vector search that can also hand out the stored embeddings of given entities
+    (:class:`~kgrecall.tools.VectorIndex`, :class:`StoreVectorSearch`): what the grounding
+    NER compares a sentence with."""
+
+    def vectors_of(self, ids: Sequence[str]) -> np.ndarray: ...
 
 
 class _StoreSearch:
@@ -131,6 +145,18 @@ class StoreVectorSearch(_StoreSearch):
         vector = embed([text])[0]
         hits = self._store.vector_search(vector.tolist(), k=k, node_types=node_types)
         return [_candidate(node, min(max(raw, 0.0), 1.0), raw, "vector") for node, raw in hits[:k]]
+
+    def vectors_of(self, ids: Sequence[str]) -> np.ndarray:
+        """The stored embeddings of these entities, one row each in their order."""
+        self._checked(1)
+        found = self._store.embeddings(ids)
+        missing = [entity_id for entity_id in ids if entity_id not in found]
+        if missing:
+            raise KGError(
+                f"no stored embedding for {missing[:5]}: push the KG with its vectors "
+                "(`kgrecall kg index`, then `kgrecall kg push-neo4j`)"
+            )
+        return np.asarray([found[entity_id] for entity_id in ids], dtype=np.float32)
 
 
 def _candidate(node: Node, score: float, raw: float, kind: str) -> Candidate:

@@ -30,6 +30,10 @@ def test_golden_static_statements() -> None:
         "n.synonyms = row.synonyms, n.sources = row.sources, n.properties_json = row.properties_json, "
         "n.search_text = row.search_text"
     )
+    assert cypher.GET_EMBEDDINGS == (
+        "UNWIND $ids AS id MATCH (n:Entity {id: id}) WHERE n.embedding IS NOT NULL "
+        "RETURN n.id AS id, n.embedding AS embedding"
+    )
     assert cypher.SET_EMBEDDINGS == (
         "UNWIND $rows AS row MATCH (n:Entity {id: row.id}) "
         "CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)"

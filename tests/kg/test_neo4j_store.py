@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 from unittest.mock import MagicMock
@@ -13,6 +14,7 @@ import pytest
 from kgrecall.errors import ServiceUnavailableError, http_status
 from kgrecall.kg import Edge, KGError, KGSchema, Node, cypher
 from kgrecall.kg.neo4j_store import Neo4jStore
+from tests.conftest import NEO4J_REASON, small_store
 
 Handler = Callable[[dict[str, Any]], list[dict[str, Any]]]
 
@@ -242,6 +244,41 @@ def test_fulltext_search_escapes_lucene_syntax_and_filters_types_in_the_database
     assert store.fulltext_search("  ") == []
     with pytest.raises(KGError, match="k must be at least 1"):
         store.fulltext_search("SNCA", k=0)
+
+
+def test_stored_embeddings_are_read_in_one_round_trip_per_batch() -> None:
+    stored = {"G1": [0.5, 0.25], "G2": [0.0, 1.0]}
+    driver = fake_driver(
+        {
+            cypher.GET_EMBEDDINGS: lambda p: [
+                {"id": i, "embedding": stored[i]} for i in p["ids"] if i in stored
+            ]
+        }
+    )
+    store = Neo4jStore(driver, schema=KGSchema.biomedical())
+    assert store.embeddings(["G2", "G9", "G2", "G1"]) == {"G2": [0.0, 1.0], "G1": [0.5, 0.25]}
+    [call] = [c for c in driver.execute_query.call_args_list if c.args[0] == cypher.GET_EMBEDDINGS]
+    assert call.kwargs["parameters_"] == {"ids": ["G2", "G9", "G1"]}  # each id once
+
+
+@pytest.mark.neo4j
+@pytest.mark.skipif(not os.environ.get("NEO4J_URI"), reason=NEO4J_REASON)
+def test_live_embeddings_come_back_as_they_were_stored() -> None:
+    source = small_store()
+    auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ["NEO4J_PASSWORD"])
+    with neo4j.GraphDatabase.driver(os.environ["NEO4J_URI"], auth=auth) as driver:
+        live = Neo4jStore(driver, schema=source.schema, database=os.environ.get("NEO4J_DATABASE"))
+        live.clear()
+        try:
+            live.ensure_indexes()
+            live.add_nodes(source.nodes())
+            first, second = sorted(node.id for node in source.nodes())[:2]
+            vector = [float(i % 7) / 7 for i in range(384)]
+            live.set_embeddings({first: vector})
+            stored = live.embeddings([second, first, "nowhere:1"])
+            assert list(stored) == [first] and stored[first] == pytest.approx(vector)
+        finally:
+            live.clear()
 
 
 def test_whether_the_vector_index_exists_is_asked_of_the_server() -> None:

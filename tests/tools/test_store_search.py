@@ -14,12 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kgrecall.grounding import EntityExtractor
 from kgrecall.kg import KGError, NetworkXStore, Node
 from kgrecall.kg.loaders import build_store, gene_ontology_path, load_hpo, load_obo
 from kgrecall.tools.fulltext import FulltextIndex, tokenize
 from kgrecall.tools.linking import EntityIndex
 from kgrecall.tools.store_search import (
     IndexedStore,
+    StoredEmbeddings,
     StoreFulltextSearch,
     StoreVectorSearch,
     store_searches,
@@ -59,6 +61,11 @@ class IndexedTerms(NetworkXStore):
 
     def has_vector_index(self) -> bool:
         return self.vectors is not None
+
+    def embeddings(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        assert self.vectors is not None
+        held = self.vectors.embeddings()
+        return {i: held[i] for i in ids if i in held}
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +108,26 @@ def test_vector_search_answers_as_the_in_process_index(terms: IndexedTerms) -> N
         assert [(c.id, c.name, c.type) for c in got] == [(c.id, c.name, c.type) for c in expected]
         assert [c.score for c in got] == pytest.approx([c.score for c in expected], abs=1e-5)
         assert all(c.tools == ["vector_search"] for c in got)
+
+
+def test_stored_embeddings_come_from_the_store_as_from_the_in_process_index(
+    terms: IndexedTerms,
+) -> None:
+    assert terms.vectors is not None
+    ids = [terms.vectors.ids[-1], terms.vectors.ids[0]]
+    served = StoreVectorSearch(terms)
+    assert isinstance(served, StoredEmbeddings) and isinstance(terms.vectors, StoredEmbeddings)
+    assert np.allclose(served.vectors_of(ids), terms.vectors.vectors_of(ids))
+    with pytest.raises(KGError, match=r"no stored embedding for \['nowhere:1'\].*push-neo4j"):
+        served.vectors_of([ids[0], "nowhere:1"])
+    # the grounding NER's context check reads them alike through either search
+    local = EntityExtractor(terms, EntityIndex(terms, FulltextIndex(terms), terms.vectors))
+    remote = EntityExtractor(terms, EntityIndex(terms, *store_searches(terms)))
+    context = "The patient's hands shook while they lay still in her lap."
+    expected = local._context_similarity(context, "HP:0002322")  # Resting tremor
+    assert expected is not None
+    assert remote._context_similarity(context, "HP:0002322") == pytest.approx(expected, abs=1e-5)
+    assert EntityExtractor(terms)._context_similarity(context, "HP:0002322") is None
 
 
 def test_entity_linking_through_the_stores_indexes_equals_the_in_process_one(
