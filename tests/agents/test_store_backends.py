@@ -268,6 +268,11 @@ class IndexedInterfaceStore(InterfaceOnlyStore):
     def has_vector_index(self) -> bool:
         return True
 
+    def embeddings(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        self.calls["embeddings"] += 1
+        rows = self._vectors.vectors_of(ids)
+        return {entity_id: row.tolist() for entity_id, row in zip(ids, rows, strict=True)}
+
     def hub_free_path(
         self,
         sources: Sequence[str],
@@ -327,3 +332,12 @@ def test_a_neo4j_kg_is_searched_and_grounded_by_its_own_indexes(
             c.label for c in service.ground(REPORT, kg=DEMO_NAME).claims
         ]
         assert stand_in.calls["hub_free_path"] > 0  # the paths were asked of the server
+        # an abbreviation with only a cue word is read against the embeddings the server holds
+        skin = "Infants with AD had itchy eczematous plaques on the cheeks, treated by emollients."
+        clinic = "Patients with AD develop progressive memory loss and cortical atrophy."
+        for text, linked in ((skin, False), (clinic, True)):
+            [served_claim] = served.ground(text, kg=DEMO_NAME).claims
+            [local_claim] = service.ground(text, kg=DEMO_NAME).claims
+            assert served_claim.entities == local_claim.entities
+            assert any(m.text == "AD" and m.in_kg for m in served_claim.entities) is linked
+        assert stand_in.calls["embeddings"] > 0
