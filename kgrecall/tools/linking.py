@@ -36,7 +36,7 @@ import itertools
 import re
 import threading
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
@@ -162,6 +162,10 @@ _COMPOUND = re.compile(r"([A-Z]{2,10})(?:[/-]([A-Z]{2,5}))?[- ]?(\d{1,2})")
 _COMPOUND_JOINERS = ("and/or", "and", "with")
 #: Long forms tried per abbreviation of a compound.
 _MAX_LONG_FORMS = 6
+#: A lower-case qualifier's initial before an abbreviation: "fALS", "sCJD", "mEPSP"; the
+#: qualifier a word of at least ``_QUALIFIER_LETTERS`` letters.
+_PREFIXED = re.compile(r"([a-z])([A-Z][A-Z0-9]*[A-Z][A-Z0-9]*)")
+_QUALIFIER_LETTERS = 4
 _NUMBERED = re.compile(r"^(?P<letters>[A-Z]{2,6})[- ]?(?P<number>\d{1,3}[A-Z]?)$")
 _EPONYM = re.compile(r"^(?P<name>(?:[\w-]+\s+){0,3}[A-Z][\w-]+)['’]s?$")
 #: One word of four letters or more, with hyphenated parts ("Kufor-Rakeb", "dravet").
@@ -474,6 +478,7 @@ class EntityIndex:
             or self._numbered(mention, node_types)
             or self._gene_qualified(mention, node_types)
             or self._expanded(mention, node_types)
+            or self._prefixed(mention, node_types)
             or self._slashed(mention, node_types)
             or self._compound(mention, node_types)
             or self._adjectival(mention, node_types)
@@ -686,6 +691,46 @@ class EntityIndex:
                 if found:
                     return found
         return []
+
+    def _prefixed(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
+        """ "fALS", "sCJD", "kEDS", "mEPSP": a lower-case letter before an abbreviation is the
+        initial of a qualifier → the entity named by a word with that initial and the
+        abbreviation or one of its long forms ("familial amyotrophic lateral sclerosis",
+        "sporadic CJD", "Kyphoscoliotic Ehlers-Danlos syndrome", "mini excitatory postsynaptic
+        potential"; also comma-inverted, "…, hereditary"), at the acronym tier's score."""
+        match = _PREFIXED.fullmatch(mention.strip())
+        if match is None:
+            return []
+        initial, short = match.groups()
+        for rest in dict.fromkeys((short, *self._long_forms(short))):
+            keys = [
+                key
+                for word, key in self._qualified_names.get(fold(rest), ())
+                if word.startswith(initial)
+                and word.isalpha()
+                and len(word) >= _QUALIFIER_LETTERS
+                and not self._symbols.get(word)  # "SETX amyotrophic lateral sclerosis": a gene
+            ]
+            found = self._entities(
+                (entry for key in keys for entry in self._tiers["name"].get(key, [])),
+                "acronym",
+                self._allowed(node_types),
+            )
+            if found:
+                return found
+        return []
+
+    @cached_property
+    def _qualified_names(self) -> dict[str, list[tuple[str, str]]]:
+        """Each folded name of two or more words under the name without its first word (and
+        without its last, for comma-inverted names): (the word left out, the name)."""
+        found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for key in self._tiers["name"]:
+            words = key.split()
+            if len(words) >= 2:
+                found[" ".join(words[1:])].append((words[0], key))
+                found[" ".join(words[:-1])].append((words[-1], key))
+        return dict(found)
 
     def _numbered(self, mention: str, node_types: Collection[str] | None) -> list[LinkedEntity]:
         """ "PD7", "EA-2": an acronym with a number → the numbered member of the family the

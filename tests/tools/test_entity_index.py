@@ -286,6 +286,29 @@ def test_an_abbreviation_inside_a_name_is_read_as_its_long_form() -> None:
     assert EntityIndex(store).lookup("early-onset AD") == []
 
 
+def test_a_lower_case_initial_before_an_abbreviation_is_its_qualifier() -> None:
+    store = NetworkXStore(KGSchema.biomedical())
+    store.add_nodes(
+        [
+            Node("D:ALS", "disease", "Amyotrophic lateral sclerosis", synonyms=("ALS",)),
+            Node("D:FALS", "disease", "familial amyotrophic lateral sclerosis"),
+            Node("D:SETX", "disease", "SETX amyotrophic lateral sclerosis"),
+            Node("D:TTP", "disease", "Thrombotic thrombocytopenic purpura", synonyms=("TTP",)),
+            Node("D:CTTP", "disease", "Thrombotic thrombocytopenic purpura, congenital"),
+            Node("G:SETX", "gene", "SETX"),
+            Node("GO:1", "go_term", "mini excitatory postsynaptic potential"),
+            Node("GO:2", "go_term", "excitatory postsynaptic potential", synonyms=("EPSP",)),
+        ]
+    )
+    index = EntityIndex(store)
+    # the initial of a word before a long form of the abbreviation, or after it (comma-inverted)
+    assert [(e.id, e.match) for e in index.lookup("fALS")] == [("D:FALS", "acronym")]
+    assert [e.id for e in index.lookup("cTTP")] == ["D:CTTP"]
+    assert [e.id for e in index.lookup("mEPSP")] == ["GO:1"]
+    # a gene symbol is no qualifier, and no name with the initial: unlinked
+    assert index.lookup("sALS") == [] and index.lookup("jALS") == []
+
+
 def test_an_abbreviation_expands_to_the_head_of_a_comma_name_too() -> None:
     # "PD" is only a synonym of "Parkinson disease, late-onset": its head is a long form too
     store = NetworkXStore(KGSchema.biomedical())
