@@ -176,12 +176,25 @@ def generate(store: GraphStore, per_topology: int, seed: int) -> list[Item]:
 
 
 def canonical(tree: object) -> object:
-    """Order-insensitive form of a tree (inputs of ∩ / ∪ sorted)."""
+    """Order-insensitive form of a tree (inputs of ∩ / ∪ sorted), without node types
+    (:func:`untyped`)."""
+    tree = untyped(tree)
     if isinstance(tree, dict):
         out = {k: canonical(v) for k, v in tree.items()}
         if "inputs" in out and isinstance(out["inputs"], list):
             out["inputs"] = sorted(out["inputs"], key=lambda t: json.dumps(t, sort_keys=True))
         return out
+    return tree
+
+
+def untyped(tree: object) -> object:
+    """The tree without the node types its hops keep: the gold trees cannot name them, and
+    the planner names only the type the question asks for ("disorders presenting with …":
+    diseases)."""
+    if isinstance(tree, dict):
+        return {k: untyped(v) for k, v in tree.items() if k != "types"}
+    if isinstance(tree, list):
+        return [untyped(item) for item in tree]
     return tree
 
 

@@ -438,6 +438,13 @@ class _Relation:
     score: float
 
 
+#: Node types one kind of answer spans: a question for genes is answered by proteins too.
+_KINDS_OF: dict[str, set[str]] = {
+    "gene": {"gene", "protein"},
+    "protein": {"gene", "protein"},
+}
+
+
 class OfflinePlanner:
     """Reads a question with patterns, the KG's type signatures and entity linking."""
 
@@ -471,7 +478,49 @@ class OfflinePlanner:
         """The QueryPlan for ``question``; :class:`PlanningError` when it cannot be read.
 
         The phrase structure (:mod:`kgrecall.agents.chart`) reads first; when it cannot,
-        the patterns (which also guess an unknown relation wording by embedding) do."""
+        the patterns (which also guess an unknown relation wording by embedding) do. The
+        answers are then kept to the kind the question asks for (:meth:`_of_asked_type`)."""
+        return self._of_asked_type(self._plan(question))
+
+    def _of_asked_type(self, plan: QueryPlan) -> QueryPlan:
+        """``plan`` kept to its answer type (:meth:`_kept_to`)."""
+        if plan.answer_type is None:
+            return plan
+        tree = self._kept_to(plan.query, plan.answer_type)
+        return plan if tree == plan.query else plan.model_copy(update={"query": tree})
+
+    def _kept_to(self, node: QueryNode, kind: str) -> QueryNode:
+        """``node`` with its last hops kept to answers of ``kind`` where their relation also
+        reaches other types ("which diseases present with dystonia": ``has_phenotype`` read
+        backwards reaches genes too); genes and proteins count as one kind."""
+        wanted = _KINDS_OF.get(kind, {kind})
+        reached = self._reached(node)
+        if not reached & wanted or not reached - wanted:
+            return node  # nothing of that kind, or nothing else: kept as it is
+        if isinstance(node, IntersectQuery | UnionQuery):
+            inputs = [self._kept_to(child, kind) for child in node.inputs]
+            return node.model_copy(update={"inputs": inputs})
+        if isinstance(node, ProjectQuery):
+            return node.model_copy(update={"types": tuple(sorted(reached & wanted))})
+        return node
+
+    def _reached(self, node: QueryNode) -> set[str]:
+        """The node types ``node``'s answers can have, by the relations' type signatures."""
+
+        def project(hop: ProjectQuery, given: set[str]) -> set[str]:
+            ends = {
+                head if hop.inverse else tail
+                for head, tail in self.signatures.get(hop.relation, set())
+                if (tail if hop.inverse else head) in given
+            }
+            return ends if hop.types is None else ends & set(hop.types)
+
+        def join(node: IntersectQuery | UnionQuery, kinds: list[set[str]]) -> set[str]:
+            return set.intersection(*kinds) if node.op == "intersect" else set.union(*kinds)
+
+        return fold(node, lambda leaf: {self.store.get_node(leaf.id).type}, project, join)
+
+    def _plan(self, question: str) -> QueryPlan:
         text = _RESULT_REQUEST.sub("", _question_last(question).rstrip("?.! "))
         text = _TRAILING_REQUEST.sub("", text.rstrip("?.! ")).strip()
         text = self._without_own_plans(text)
@@ -951,8 +1000,10 @@ class OfflinePlanner:
                 if len(found) > 1:  # "Which mutations in LRRK2 cause PD8": no one kind
                     raise PlanningError(f"{_MIXED_KINDS} ({', '.join(found)}); say which is meant")
         if len(children) == 1:
-            return children[0]
-        return _combine(children, [clause.joiner for clause in phrase.clauses[1:]])
+            tree = children[0]
+        else:
+            tree = _combine(children, [clause.joiner for clause in phrase.clauses[1:]])
+        return tree if answer_type is None else self._kept_to(tree, answer_type)
 
     def _clauses(
         self, phrase: chart.Phrase, answer_type: str | None, hint: Hint
@@ -1284,6 +1335,8 @@ class OfflinePlanner:
                 for head, tail in self.signatures.get(hop.relation, set())
                 if given is None or (tail if hop.inverse else head) == given
             }
+            if hop.types is not None:
+                reached &= set(hop.types)
             return reached.pop() if len(reached) == 1 else None
 
         return fold(
@@ -1843,12 +1896,14 @@ class LLMPlanner:
             ends = {
                 (t if not hop.inverse else h)
                 for h, t in signatures
-                if given is None or (h if not hop.inverse else t) == given
+                if (given is None or (h if not hop.inverse else t) == given)
+                and (hop.types is None or (t if not hop.inverse else h) in hop.types)
             }
             if not ends:
                 direction = "inverse " if hop.inverse else ""
+                kinds = "" if hop.types is None else f" to {' or '.join(hop.types)}"
                 raise LLMError(
-                    f"the LLM query follows {direction}{hop.relation!r} from {given}, "
+                    f"the LLM query follows {direction}{hop.relation!r} from {given}{kinds}, "
                     "which no edge of the KG does"
                 )
             return next(iter(ends)) if len(ends) == 1 else None

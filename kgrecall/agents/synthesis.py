@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from kgrecall.agents.planner import QueryPlan
 from kgrecall.agents.schema_reading import GUESSED
-from kgrecall.calibration import Completeness
+from kgrecall.calibration import NO_ANSWER_NOTE, Completeness
 from kgrecall.grounding import AssertedPair, ClaimResult, EntityExtractor, EntityMention, Label
 from kgrecall.kg import GraphStore
 from kgrecall.kg.relations import RELATIONS
@@ -115,6 +115,12 @@ def template_report(
             )
     if len(shown) < found:
         lines.append(f"Showing the best {len(shown)} of {found} answers.")
+    if found == 0:
+        lines += [
+            f"No answers: {note.removeprefix(NO_ANSWER_NOTE)}."
+            for note in completeness.notes
+            if note.startswith(NO_ANSWER_NOTE)
+        ]
     lines += ["", FINDINGS_HEADING]
     for rank, candidate in enumerate(shown, start=1):
         # The heading names the answer (headings are not claims); the evidence below is.

@@ -79,8 +79,9 @@ QUERY_TREE_HELP = (
     'A QueryTree is JSON: an entity {"op": "entity", "id": ID} (ids from kg_search); '
     'a projection {"op": "project", "relation": R, "inverse": false, "input": '
     'TREE} follows R from the input\'s entities (head → tail; "inverse": true goes tail → '
-    'head; relations and the node types they join from kg_schema); {"op": "intersect" | '
-    '"union", "inputs": [TREE, TREE, ...]} combines branches.'
+    'head; relations and the node types they join from kg_schema; an optional "types": '
+    '[T, ...] keeps only answers of those node types); {"op": "intersect" | "union", '
+    '"inputs": [TREE, TREE, ...]} combines branches.'
 )
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
     from kgrecall.calibration.gate import (
         DEFAULT_ROUTING_THRESHOLD,
+        NO_ANSWER_NOTE,
         PREDICTED_SOURCE,
         ConformalGate,
         GateConfig,
@@ -97,6 +98,7 @@ __all__ = [
     "EVALUATION_HIDE_FRACTION",
     "LEVEL_ALPHA",
     "METHODS",
+    "NO_ANSWER_NOTE",
     "NO_PREDICTOR",
     "PREDICTED_SOURCE",
     "RESIDUAL_GROUP",
@@ -186,6 +188,7 @@ __getattr__, __dir__ = attach(
         "evaluate_top_k": "kgrecall.calibration.evaluation",
         "split_graph": "kgrecall.calibration.evaluation",
         "DEFAULT_ROUTING_THRESHOLD": "kgrecall.calibration.gate",
+        "NO_ANSWER_NOTE": "kgrecall.calibration.gate",
         "PREDICTED_SOURCE": "kgrecall.calibration.gate",
         "ConformalGate": "kgrecall.calibration.gate",
         "GateConfig": "kgrecall.calibration.gate",

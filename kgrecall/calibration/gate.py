@@ -83,6 +83,9 @@ DEFAULT_ROUTING_THRESHOLD = 0.5
 #: The provenance a predicted evidence triple carries.
 PREDICTED_SOURCE = "link_predictor"
 
+#: How the note that says why a query has no answer begins.
+NO_ANSWER_NOTE = "no answer: "
+
 HopMode = Literal["retrieval_only", "hybrid"]
 
 
@@ -258,6 +261,8 @@ class _Hop:
     #: threshold-free level through the retrieved edges, and the best input level
     edge_level: np.ndarray
     input_top: float
+    #: the node types the hop keeps (None: every type its relation reaches)
+    types: tuple[str, ...] | None = None
 
     def level(self) -> np.ndarray:
         """Threshold-free level of every entity: its best edge, or its prediction capped by
@@ -325,9 +330,12 @@ class ScoredGraph:
         key = (relation, inverse, None if given is None else frozenset(given))
         if key not in self._masks:
             types = self.answer_types(relation, inverse=inverse, given=given)
-            codes = [self.type_names.index(name) for name in types]
-            self._masks[key] = np.isin(self.type_codes, codes)
+            self._masks[key] = np.isin(self.type_codes, self._codes(types))
         return self._masks[key]
+
+    def _codes(self, types: Collection[str]) -> list[int]:
+        """The codes of those ``types`` some entity has."""
+        return [code for code, name in enumerate(self.type_names) if name in types]
 
     def types_in(self, mask: np.ndarray) -> list[str]:
         """The node types of the entities in ``mask``."""
@@ -391,22 +399,29 @@ class ScoredGraph:
         if adjacency is None:  # a declared relation without edges
             adjacency = _Adjacency.empty(node.relation, node.inverse, self.n_entities)
             self._adjacency[node.relation, node.inverse] = adjacency
-        sources_at, entries = adjacency.hop(inputs)
-        targets_at = adjacency.targets[entries]
-        scores_at = self.config.exact_scores(adjacency.confidences[entries])
-        # The hop's answer type follows from its input's (static, not thresholded) type.
+        # The hop's answer type follows from its input's (static, not thresholded) type and
+        # the node types the hop asks for.
         given = self.types_in(child.mask)
         mask = self.answer_mask(node.relation, inverse=node.inverse, given=given)
+        answer_types = self.answer_types(node.relation, inverse=node.inverse, given=given)
+        sources_at, entries = adjacency.hop(inputs)
+        if node.types is not None:
+            mask = mask & np.isin(self.type_codes, self._codes(node.types))
+            answer_types = [name for name in answer_types if name in node.types]
+            kept = mask[adjacency.targets[entries]]
+            sources_at, entries = sources_at[kept], entries[kept]
+        targets_at = adjacency.targets[entries]
+        scores_at = self.config.exact_scores(adjacency.confidences[entries])
         report = HopReport(
             depth, node.relation, node.inverse, math.nan,
             "hybrid" if hybrid(depth) else "retrieval_only", len(inputs), len(entries),
-            self.answer_types(node.relation, inverse=node.inverse, given=given), int(mask.sum()),
+            answer_types, int(mask.sum()),
         )  # fmt: skip
         edge_level = np.zeros(self.n_entities)
         np.maximum.at(edge_level, targets_at, np.minimum(child_level[sources_at], scores_at))
         hop = _Hop(
             child, depth, node.relation, node.inverse, sources_at, targets_at, scores_at, entries,
-            adjacency, None, None, mask, report, edge_level, float(child_level.max()),
+            adjacency, None, None, mask, report, edge_level, float(child_level.max()), node.types,
         )  # fmt: skip
         if neural_here:
             self._predict(hop, child_level)
@@ -627,6 +642,9 @@ class ConformalGate:
         notes = [f"hop {h.relation} (depth {h.depth}): {h.note}" for h in hops if h.note]
         trace = _trace(tree, graph.n_entities, cut_scores(chosen), keep_best=True)
         answer_levels = trace.scores[id(tree)]
+        empty = _emptied_at(tree, trace, chosen, graph)
+        if empty is not None:
+            notes.append(empty)
         mask = answer_mask(tree)
         everything = bool(chosen) and all(value == 0.0 for value in chosen.values())
         if everything:
@@ -674,6 +692,48 @@ class ConformalGate:
             id=node.id, name=node.name, type=node.type, score=score, tools=tools,
             evidence=[evidence], evidence_truncated=True,
         )  # fmt: skip
+
+
+def _emptied_at(
+    tree: _Tree, trace: _Trace, thresholds: Mapping[int, float], graph: ScoredGraph
+) -> str | None:
+    """Why a query has no answer: the first hop or intersection that reached nothing from
+    inputs it had (None when the query has answers or nothing to say)."""
+    if isinstance(tree, _Leaf):
+        return None
+    children = [tree.child] if isinstance(tree, _Hop) else tree.children
+    for child in children:
+        reason = _emptied_at(child, trace, thresholds, graph)
+        if reason is not None:
+            return reason
+    if (trace.scores[id(tree)] > 0).any():
+        return None
+    if isinstance(tree, _Join):
+        if tree.intersect and all((trace.scores[id(c)] > 0).any() for c in tree.children):
+            return NO_ANSWER_NOTE + "the branches of the intersection share no entity"
+        return None
+    inputs = np.flatnonzero(trace.scores[id(tree.child)] > 0)
+    if len(inputs) == 0:
+        return None
+    kind = "" if tree.types is None else f" ({' or '.join(tree.types)} ends only)"
+    if len(inputs) > 1:
+        direction = "an incoming" if tree.inverse else "an outgoing"
+        edge = f"none of its {len(inputs)} inputs has {direction} {tree.relation} edge{kind}"
+    else:
+        node = graph.store.get_node(graph.entity_ids[int(inputs[0])])
+        what = f"{node.name} ({node.id})"
+        edge = (
+            f"no {tree.relation} edge{kind} points to {what}"
+            if tree.inverse
+            else f"{what} has no {tree.relation} edge{kind}"
+        )
+    reason = f"{NO_ANSWER_NOTE}hop {tree.relation} (depth {tree.depth}) reached nothing: {edge}"
+    reason += " in the KG"
+    if tree.neural is not None:
+        reason += f", and no prediction reached the hop's threshold {thresholds[tree.depth]:.3g}"
+    elif tree.report.mode == "hybrid" and tree.report.note:
+        reason += f" ({tree.report.note})"
+    return reason
 
 
 def _hops(tree: _Tree) -> list[_Hop]:

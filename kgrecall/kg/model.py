@@ -114,6 +114,12 @@ class KGSchema:
             valid = ", ".join(sorted(self.relations))
             raise KGError(f"unknown relation {relation!r}; valid relations: {valid}")
 
+    def check_node_type(self, node_type: str) -> None:
+        """Raise naming the valid choices when ``node_type`` is not one the KG uses."""
+        if node_type not in self.node_types:
+            valid = ", ".join(sorted(self.node_types))
+            raise KGError(f"unknown node type {node_type!r}; valid node types: {valid}")
+
 
 def check_identifier(value: str, what: str) -> None:
     """Relation and node-type names must be identifiers (they are spliced into Cypher)."""

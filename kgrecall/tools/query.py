@@ -23,7 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    field_validator,
+    model_serializer,
+)
 
 from kgrecall.kg import GraphStore, KGError
 
@@ -43,12 +51,31 @@ class EntityQuery(_Node):
 
 
 class ProjectQuery(_Node):
-    """Every entity one ``relation`` edge away from the input set."""
+    """Every entity one ``relation`` edge away from the input set; with ``types``, only those
+    of these node types ("which *diseases* present with dystonia": ``has_phenotype`` read
+    backwards reaches genes too). ``types`` is left out of the JSON form when not given."""
 
     op: Literal["project"] = "project"
     relation: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     inverse: bool = False
+    types: tuple[str, ...] | None = Field(default=None, min_length=1, max_length=16)
     input: QueryTree
+
+    @field_validator("types")
+    @classmethod
+    def _sorted_types(cls, types: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if types is None:
+            return None
+        if any(not name or len(name) > MAX_NAME_CHARS for name in types):
+            raise ValueError(f"node type names must have 1 to {MAX_NAME_CHARS} characters")
+        return tuple(sorted(set(types)))
+
+    @model_serializer(mode="wrap")
+    def _without_absent_types(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("types") is None:
+            data.pop("types", None)
+        return data
 
 
 class IntersectQuery(_Node):

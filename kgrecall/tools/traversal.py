@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kgrecall.kg import Edge, GraphStore, KGError
 from kgrecall.tools.query import (
+    EntityQuery,
     IntersectQuery,
     ProjectQuery,
     QueryNode,
@@ -53,13 +55,25 @@ class TraversalResult:
 
 
 def validate_query(store: GraphStore, node: QueryNode) -> None:
-    """Unknown anchors raise with the closest ids; unknown relations list the valid ones."""
-    fold(
-        node,
-        lambda leaf: store.get_node(leaf.id) and None,
-        lambda hop, _: store.schema.check_relation(hop.relation),
-        lambda _, __: None,
-    )
+    """Unknown anchors raise with the closest ids; unknown relations and node types list the
+    valid ones."""
+
+    def check_hop(hop: ProjectQuery, _: None) -> None:
+        store.schema.check_relation(hop.relation)
+        for node_type in hop.types or ():
+            store.schema.check_node_type(node_type)
+
+    def check_anchor(leaf: EntityQuery) -> None:
+        store.get_node(leaf.id)
+
+    fold(node, check_anchor, check_hop, lambda _, __: None)
+
+
+def of_types(store: GraphStore, entities: Iterable[str], hop: ProjectQuery) -> set[str]:
+    """The ``entities`` the hop keeps: those of its node types (all when it names none)."""
+    if hop.types is None:
+        return set(entities)
+    return {entity for entity in entities if store.get_node(entity).type in hop.types}
 
 
 def _cap(values: set[str], cap: int | None, where: str, notes: list[str]) -> set[str]:
@@ -80,7 +94,7 @@ def execute_sets(
 
 def _sets(store: GraphStore, node: QueryNode, cap: int | None, notes: list[str]) -> set[str]:
     def project(hop: ProjectQuery, inputs: set[str]) -> set[str]:
-        result = store.project(inputs, hop.relation, inverse=hop.inverse)
+        result = of_types(store, store.project(inputs, hop.relation, inverse=hop.inverse), hop)
         return _cap(result, cap, f"projection {shape(hop)} via {hop.relation}", notes)
 
     def join(node: IntersectQuery | UnionQuery, children: list[set[str]]) -> set[str]:
@@ -191,7 +205,8 @@ def _paths(
             found = result.setdefault(target, [])
             for prefix in inputs[source]:
                 _keep_best(found, (*prefix, edge), max_paths)
-        kept = _cap(set(result), cap, f"projection {shape(hop)} via {hop.relation}", notes)
+        typed = of_types(store, result, hop)
+        kept = _cap(typed, cap, f"projection {shape(hop)} via {hop.relation}", notes)
         return {answer: result[answer] for answer in sorted(kept)}
 
     def join(node: IntersectQuery | UnionQuery, children: list[_AnswerPaths]) -> _AnswerPaths:

@@ -181,3 +181,23 @@ def test_ask_command(demo_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         in result.output
     )
     assert "### Completeness" in result.output and "✅ **grounded**" in result.output
+
+
+def test_an_empty_answer_says_why(service: QueryService) -> None:
+    """PINK1 encodes no protein the demo KG holds: the report says which hop found nothing."""
+    response = service.ask(
+        "Which proteins interact with the protein encoded by PINK1?", ground=False
+    )
+    assert response.total == 0
+    reason = "hop encodes (depth 1) reached nothing: PINK1 (NCBIGene:65018) has no encodes edge"
+    assert f"No answers: {reason} in the KG." in response.answer
+    assert any(reason in note for note in response.completeness.notes)
+
+
+def test_answers_are_of_the_kind_the_question_asks_for(service: QueryService) -> None:
+    """Genes and diseases both have phenotypes: "which diseases" gets diseases only."""
+    response = service.ask("Which diseases present with dystonia?", ground=False, max_results=1000)
+    assert response.plan.answer_type == "disease" and response.total == len(response.answers)
+    assert response.answers and {answer.type for answer in response.answers} == {"disease"}
+    genes = service.ask("Which genes are annotated with dystonia?", ground=False, max_results=1000)
+    assert genes.answers and {answer.type for answer in genes.answers} == {"gene"}

@@ -75,6 +75,8 @@ def test_invalid_llm_plans_fall_back_to_the_offline_planner(demo_home: Path) -> 
         ({"query": {"op": "project", "relation": "cures", "input": TREE["input"]}}, "does not fit"),
         ({"query": {"op": "teleport"}}, "not a QueryTree"),
         ({"query": wrong_direction}, "no edge of the KG does"),
+        # genes associated with PD4 asked to be phenotypes: no edge reaches those
+        ({"query": {**TREE, "types": ["phenotype"]}}, "from disease to phenotype, which no edge"),
     ]:
         model = ScriptedToolModel(script=[tool_reply("LLMQuery", bad)])
         response = QueryService(demo_home, llm=model, progress=False).ask(QUESTION, ground=False)
@@ -104,3 +106,18 @@ def test_real_client_timeouts_and_malformed_output_fall_back(
     over_http = service.ask(QUESTION, ground=False)
     assert over_http.plan.planner == "llm" and over_http.synthesis == "llm"
     assert openai_stub.requests[-2]["tool_choice"]["function"]["name"] == "LLMQuery"
+
+
+def test_an_llm_plan_may_keep_a_hops_node_types(demo_home: Path) -> None:
+    """ "Which diseases present with dystonia": the LLM's tree names the type the offline
+    reader would; it is checked against the signatures and kept."""
+    tree = {"op": "project", "relation": "has_phenotype", "inverse": True,
+            "types": ["disease"], "input": {"op": "entity", "id": "HP:0001332"}}  # fmt: skip
+    model = ScriptedToolModel(
+        script=[tool_reply("LLMQuery", {"query": tree, "answer_type": "disease"})]
+    )
+    service = QueryService(demo_home, llm=model, progress=False)
+    response = service.ask("Which diseases present with dystonia?", ground=False, max_results=500)
+    assert response.plan.planner == "llm" and response.plan.answer_type == "disease"
+    assert response.plan.query.model_dump(mode="json") == tree
+    assert response.answers and {answer.type for answer in response.answers} == {"disease"}

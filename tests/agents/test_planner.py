@@ -11,10 +11,16 @@ from kgrecall.agents.synthesis import template_report
 from kgrecall.tools import execute_sets, parse_query, topology
 
 PD4, PD11, SNCA, DYSTONIA = "OMIM:605543", "OMIM:607688", "NCBIGene:6622", "HP:0001332"
+#: What a hop that keeps only diseases (genes) says it keeps.
+DISEASES, GENES = ("disease",), ("gene",)
 
 
-def project(relation: str, inner: dict[str, object], inverse: bool = False) -> dict[str, object]:
-    return {"op": "project", "relation": relation, "inverse": inverse, "input": inner}
+def project(
+    relation: str, inner: dict[str, object], inverse: bool = False, types: tuple[str, ...] = ()
+) -> dict[str, object]:
+    """A hop as ``model_dump`` gives it (``types``: the node types it keeps, when any)."""
+    kept = {"types": types} if types else {}
+    return {"op": "project", "relation": relation, "inverse": inverse, **kept, "input": inner}
 
 
 def entity(identifier: str) -> dict[str, object]:
@@ -542,7 +548,8 @@ _FIFTH_WRITER = [
     ("Of the diseases SNCA is linked to, which are subtypes of Parkinson disease?",
      {"op": "intersect", "inputs": [project("associated_with", entity(SNCA)),
                                     project("subclass_of", entity(PD), True)]}),
-    ("Which genes carry a chorea annotation?", project("has_phenotype", entity(CHOREA), True)),
+    ("Which genes carry a chorea annotation?",
+     project("has_phenotype", entity(CHOREA), True, GENES)),
     # a finite "share" after a compound head: the subtypes that are diseases of its genes
     ("Which Parkinson disease subtypes share a gene with Perry syndrome?",
      {"op": "intersect", "inputs": [
@@ -554,9 +561,10 @@ _FIFTH_WRITER = [
                                     project("has_phenotype", entity(RESTING_TREMOR), True)]}),
     ("HD-like syndromes that present with chorea?",
      {"op": "intersect", "inputs": [project("subclass_of", entity(HD_LIKE), True),
-                                    project("has_phenotype", entity(CHOREA), True)]}),
+                                    project("has_phenotype", entity(CHOREA), True, DISEASES)]}),
     # "as a phenotype" only repeats the relation
-    ("Which genes have chorea as a phenotype?", project("has_phenotype", entity(CHOREA), True)),
+    ("Which genes have chorea as a phenotype?",
+     project("has_phenotype", entity(CHOREA), True, GENES)),
     # names sharing the head noun of the list's last one
     ("Name the receptors shared by Sonic, Indian and Desert hedgehog",
      {"op": "intersect", "inputs": [project("interacts_with", entity(h))
@@ -675,8 +683,8 @@ _FURTHER_WRITERS = [
         (
             "Which genes are linked to disorders with both chorea and dystonia?",
             project("associated_with", {"op": "intersect", "inputs": [
-                project("has_phenotype", entity(CHOREA), True),
-                project("has_phenotype", entity(DYSTONIA), True)]}, True),
+                project("has_phenotype", entity(CHOREA), True, DISEASES),
+                project("has_phenotype", entity(DYSTONIA), True, DISEASES)]}, True),
         ),
         # "X and of Y" lists both
         (
@@ -719,7 +727,8 @@ _FURTHER_WRITERS = [
         ("Which phenotypes are more specific than tremmor?",
          project("subclass_of", entity("HP:0001337"), True)),
         # a fronted preposition; "GO processes" is a type word, not the acronym GO
-        ("In which diseases is chorea seen?", project("has_phenotype", entity(CHOREA), True)),
+        ("In which diseases is chorea seen?",
+         project("has_phenotype", entity(CHOREA), True, DISEASES)),
         (
             "Which GO processes does mitophagy belong to?",
             project("subclass_of", entity("GO:0000423")),
@@ -783,7 +792,7 @@ _FURTHER_WRITERS = [
         ("Which inherited dystonias also feature myoclonus?",
          {"op": "intersect", "inputs": [
              project("subclass_of", entity("MONDO:0044807"), True),
-             project("has_phenotype", entity("HP:0001336"), True),
+             project("has_phenotype", entity("HP:0001336"), True, DISEASES),
          ]}),
         *_FURTHER_WRITERS,
     ],
@@ -952,7 +961,7 @@ DRAVET, MUSK = "ORPHA:33069", "uniprot:O15146"
         ("what is linked to SNCA? diseases only", project("associated_with", entity(SNCA))),
         # a clinical adjective with a generic noun is the phenotype, not its subclasses
         ("Which disorders show dystonic features?",
-         project("has_phenotype", entity(DYSTONIA), True)),
+         project("has_phenotype", entity(DYSTONIA), True, DISEASES)),
         # categories that include X, or that X falls under, are X's parents
         ("Which disease classes include the disorders linked to SNCA?",
          project("subclass_of", project("associated_with", entity(SNCA)))),
@@ -1037,7 +1046,7 @@ def test_records_are_chosen_by_name_gloss_and_kind(service: QueryService) -> Non
     plan = planner.plan("Which phenotypes are subtypes of focal dystonia?")
     assert plan.query.model_dump() == project("subclass_of", entity("HP:0004373"), True)
     plan = planner.plan("Which diseases present with focal dystonia?")
-    assert plan.query.model_dump() == project("has_phenotype", entity("HP:0004373"), True)
+    assert plan.query.model_dump() == project("has_phenotype", entity("HP:0004373"), True, DISEASES)
     # an abbreviation's gloss in brackets is the name read
     plan = planner.plan("What are the features of DRD (dopa-responsive dystonia)?")
     assert [a.id for a in plan.anchors] == ["MONDO:0016812"]
@@ -1155,7 +1164,8 @@ def test_questions_of_the_eleventh_writer_classes(
              project("has_phenotype", entity("NCBIGene:3064"))]}),
         # … while a bare kind keeps it: the diseases also show chorea
         ("genes linked to diseases that also show chorea",
-         project("associated_with", project("has_phenotype", entity(CHOREA_SIGN), True), True)),
+         project("associated_with", project("has_phenotype", entity(CHOREA_SIGN), True, DISEASES),
+                 True)),
     ],
 )  # fmt: skip
 def test_questions_of_the_twelfth_writer_classes(
@@ -1270,7 +1280,7 @@ def test_sentences_before_the_question_are_context_unless_it_refers_back(
     plan = planner.plan("Patient has chorea. Which diseases are linked to the genes annotated "
                         "with that sign?")  # fmt: skip
     assert plan.query.model_dump() == project(
-        "associated_with", project("has_phenotype", entity(CHOREA_SIGN), True)
+        "associated_with", project("has_phenotype", entity(CHOREA_SIGN), True, GENES)
     )
     assert plan.ambiguous and "'that sign' as 'chorea'" in plan.unread[0]
 
@@ -1734,8 +1744,8 @@ PAROXYSMAL_DYSTONIA, PRESENILIN_1, HCRT_PROTEIN = "HP:0002268", "uniprot:P49768"
         # "both" standing for the topic, then a step on the result
         ("pill-rolling tremor AND postural instability - conditions with both, then their genes",
          project("associated_with", {"op": "intersect", "inputs": [
-             project("has_phenotype", entity(PILL_ROLLING), True),
-             project("has_phenotype", entity(POSTURAL_INSTABILITY), True)]}, True)),
+             project("has_phenotype", entity(PILL_ROLLING), True, DISEASES),
+             project("has_phenotype", entity(POSTURAL_INSTABILITY), True, DISEASES)]}, True)),
         # a relative clause after a hierarchy noun's typed argument narrows that argument
         ("The PRRT2-linked disorders that feature paroxysmal dystonia: what broader categories "
          "do they belong to?",

@@ -535,3 +535,65 @@ def test_a_query_past_its_deadline_stops() -> None:
         time.sleep(0.001)
         gate.run(tree)
     assert gate.run(tree).total >= 0  # without a deadline it runs
+
+
+def test_an_empty_answer_says_which_hop_reached_nothing() -> None:
+    """CFTR (G3) has no phenotype in the small graph: the note names the hop, the entity and,
+    on a hybrid hop, that no prediction reached its threshold; a query with answers has none."""
+    store = small_store()
+    gate = ConformalGate(ScoredGraph(store, FlatPredictor()))
+    phenotypes = ProjectQuery(relation="has_phenotype", input=EntityQuery(id="G3"))
+    retrieval = gate.run(phenotypes)
+    assert retrieval.total == 0
+    assert retrieval.notes == [
+        "no answer: hop has_phenotype (depth 0) reached nothing: CFTR (G3) has no "
+        "has_phenotype edge in the KG"
+    ]
+    # predictions score δ·0.3 = 0.15 here: below a threshold of 0.2, above one of 0.1
+    [note] = gate.run(phenotypes, {0: 0.2}).notes
+    assert note.endswith("and no prediction reached the hop's threshold 0.2")
+    assert not [n for n in gate.run(phenotypes, {0: 0.1}).notes if n.startswith("no answer")]
+    # the first hop that reached nothing is named, not the hops after it
+    chain = ProjectQuery(relation="subclass_of", input=phenotypes)
+    [note] = gate.run(chain).notes
+    assert note.startswith("no answer: hop has_phenotype (depth 1) reached nothing: CFTR (G3)")
+    # an inverse hop from several inputs
+    genes = ProjectQuery(
+        relation="targets",
+        inverse=True,
+        input=ProjectQuery(relation="associated_with", inverse=True, input=EntityQuery(id="D2")),
+    )
+    assert gate.run(genes).notes == [
+        "no answer: hop targets (depth 0) reached nothing: no targets edge points to CFTR (G3) "
+        "in the KG"
+    ]
+    # branches with answers that share none
+    disjoint = IntersectQuery(
+        inputs=[
+            ProjectQuery(relation="associated_with", input=EntityQuery(id="G1")),
+            ProjectQuery(relation="associated_with", input=EntityQuery(id="G3")),
+        ]
+    )
+    assert gate.run(disjoint).notes == [
+        "no answer: the branches of the intersection share no entity"
+    ]
+    answered = ProjectQuery(relation="associated_with", input=EntityQuery(id="G1"))
+    assert gate.run(answered).notes == []
+
+
+def test_a_hop_naming_node_types_keeps_them_in_every_answer() -> None:
+    """Retrieved edges, predictions and the "everything" point stay inside the named types."""
+    store = small_store()
+    gate = ConformalGate(ScoredGraph(store, FlatPredictor()))
+    types = {node.id: node.type for node in store.nodes()}
+    query = ProjectQuery(
+        relation="has_phenotype", inverse=True, types=("disease",), input=EntityQuery(id="P1")
+    )
+    assert gate.run(query).ids == {"D1"}  # G1 has P1 too, but it is a gene
+    hybrid = gate.run(query, {0: 0.01})
+    assert hybrid.predicted > 0 and {types[c.id] for c in hybrid.candidates} == {"disease"}
+    everything = gate.run(query, {0: 0.0})
+    assert everything.total == everything.answer_type_size == 2  # D1 and D2
+    assert everything.hops[0].answer_types == ["disease"]
+    untyped = gate.run(query.model_copy(update={"types": None}), {0: 0.0})
+    assert untyped.hops[0].answer_types == ["disease", "gene"]

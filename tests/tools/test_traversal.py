@@ -155,3 +155,35 @@ def test_topology_names_and_hops() -> None:
     assert set(SHAPES) == set(TOPOLOGIES)
     with pytest.raises(KGError, match="unknown topology '4p'"):
         sample_query(small_store(), "4p", random.Random(0))
+
+
+def test_a_hop_keeps_only_the_node_types_it_names(graph_store: GraphStore) -> None:
+    """``has_phenotype`` read backwards from parkinsonism reaches SNCA and Parkinson disease;
+    a hop naming ``disease`` keeps the disease, in sets and in traversal alike."""
+    hop = {"op": "project", "relation": "has_phenotype", "inverse": True}
+    untyped = parse_query({**hop, "input": {"op": "entity", "id": "P1"}})
+    assert execute_sets(graph_store, untyped)[0] == {"G1", "D1"}
+    typed = parse_query({**hop, "types": ["disease"], "input": {"op": "entity", "id": "P1"}})
+    assert execute_sets(graph_store, typed)[0] == {"D1"}
+    assert traverse(graph_store, typed).ids == {"D1"}
+    # an inner hop: drugs targeting what has parkinsonism (SNCA), none of them a disease
+    drugs = {"op": "project", "relation": "targets", "inverse": True}
+    for inner, expected in ((untyped, {"X"}), (typed, set())):
+        chain = parse_query({**drugs, "input": inner.model_dump()})
+        assert execute_sets(graph_store, chain)[0] == expected
+    with pytest.raises(KGError, match=r"unknown node type 'illness'; valid node types: .*disease"):
+        execute_sets(graph_store, parse_query({**hop, "types": ["illness"], "input": {
+            "op": "entity", "id": "P1"}}))  # fmt: skip
+
+
+def test_node_types_in_the_json_form() -> None:
+    """Sorted and unique; left out of the JSON form when a hop names none; never empty."""
+    hop = {"op": "project", "relation": "has_phenotype", "input": {"op": "entity", "id": "P1"}}
+    typed = parse_query({**hop, "types": ["gene", "disease", "gene"]})
+    assert isinstance(typed, ProjectQuery) and typed.types == ("disease", "gene")
+    assert parse_query(typed.model_dump_json()) == typed
+    assert '"types":["disease","gene"]' in typed.model_dump_json()
+    assert "types" not in parse_query(hop).model_dump_json()
+    assert "types" not in parse_query(hop).model_dump()
+    with pytest.raises(ValidationError, match="types"):
+        parse_query({**hop, "types": []})
