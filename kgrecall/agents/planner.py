@@ -1582,7 +1582,18 @@ class OfflinePlanner:
             f"{answer or 'any type'} (they connect "
             + ", ".join(f"{h} → {t}" for h, t in sorted(signatures))
             + ")"
+            + self._unjoined(given, answer)
         )
+
+    def _unjoined(self, one: str | None, other: str | None) -> str:
+        """ "; no relation of this KG joins gene and go_term" when none does, else ""."""
+        if (
+            one is None
+            or other is None
+            or any({(one, other), (other, one)} & pairs for pairs in self.signatures.values())
+        ):
+            return ""
+        return f"; no relation of this KG joins {one} and {other}"
 
     def _main_direction(self, relation: str, inner: QueryNode) -> bool | None:
         """The direction (inverse or not) in which ``inner``'s entities have most ``relation``
@@ -1697,6 +1708,7 @@ class OfflinePlanner:
                 f"{mention!r} is a {exact[0].type} ({exact[0].id}), but the KG's "
                 f"{relation or 'relations'!r} edges do not connect it to "
                 f"{answer_type or 'any type'} (they connect {signature})"
+                + self._unjoined(exact[0].type, answer_type)
             )
         if found is not None:
             found = [e for e in found if not accepted or e.type in accepted]

@@ -1818,3 +1818,19 @@ def test_a_fuzzy_anchor_is_always_flagged(service: QueryService) -> None:
         "the heritable forms of essential tremor", "associated_with", "gene"
     )
     assert anchor.id == ESSENTIAL_TREMOR and anchor.ambiguous
+
+
+def test_a_refusal_says_when_no_relation_joins_the_two_kinds(service: QueryService) -> None:
+    """The demo KG holds GO terms but joins them to no gene or protein: the refusal says so
+    rather than only that the worded relation does not fit."""
+    planner = service.resources("demo").planner
+    for question in (
+        "What biological processes is SNCA involved in?",
+        "Which GO processes is alpha-synuclein part of?",
+    ):
+        with pytest.raises(PlanningError, match="no relation of this KG joins gene and go_term"):
+            planner.plan(question)
+    # where a relation joins the two kinds, the question is read through it instead
+    assert planner.plan("Which diseases interact with SNCA?").query.model_dump() == project(
+        "associated_with", entity(SNCA)
+    )
