@@ -1023,10 +1023,32 @@ class OfflinePlanner:
                 children.append(self._repeated(clause, known, hint))
         return children
 
+    def _named_object(self, clause: chart.Clause) -> chart.Clause:
+        """ "genes that have a phenotype of tremor": an argument that only repeats its verb's
+        relation as "<noun> of" names the object itself (tremor is the phenotype), for a
+        relation between two kinds (a hierarchy's "subtypes of subtypes of" goes two levels)."""
+        inner = clause.argument
+        if inner.head is not None or inner.mentions or len(inner.clauses) != 1:
+            return clause
+        (named,) = inner.clauses
+        relation = clause.relation.relation
+        between_kinds = all(h != t for h, t in self.signatures.get(relation, {("", "")}))
+        if (
+            relation
+            and between_kinds
+            and named.relation.relation == relation
+            and named.relation.text.lower().endswith(" of")
+            and not clause.relation.text.lower().endswith(" of")
+            and not named.subject
+        ):
+            return dataclasses.replace(clause, argument=named.argument)
+        return clause
+
     def _clause(self, clause: chart.Clause, answer_type: str | None, hint: Hint) -> QueryNode:
         """One relation phrase with its argument, as projections of the argument; a wording
         of a relation this KG lacks ("receptors targeted by WNT1" where only interacts_with
         joins proteins) means the one relation joining the types, if there is one."""
+        clause = self._named_object(clause)
         tag = clause.relation
         if not tag.relation or tag.relation in self.signatures:
             linked = len(self.anchors), len(self.relations)

@@ -1834,3 +1834,22 @@ def test_a_refusal_says_when_no_relation_joins_the_two_kinds(service: QueryServi
     assert planner.plan("Which diseases interact with SNCA?").query.model_dump() == project(
         "associated_with", entity(SNCA)
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the argument only repeats the verb's relation as "<noun> of": it names the phenotype
+        ("Which genes have a phenotype of tremor?",
+         project("has_phenotype", entity("HP:0001337"), True, GENES)),
+        ("Which diseases have a symptom of chorea?",
+         project("has_phenotype", entity("HP:0002072"), True, DISEASES)),
+        # a hierarchy's "subtypes of subtypes of" still goes two levels down
+        ("Which diseases are subtypes of subtypes of Parkinson disease?",
+         project("subclass_of", project("subclass_of", entity("MONDO:0005180"), True), True)),
+    ],
+)  # fmt: skip
+def test_a_relation_noun_repeating_its_verb_names_the_object(
+    service: QueryService, question: str, expected: dict[str, object]
+) -> None:
+    assert service.resources("demo").planner.plan(question).query.model_dump() == expected
