@@ -328,6 +328,20 @@ def outside_vocabulary() -> tuple[dict[str, str], dict[str, str]]:
     return _cached("outside_vocabulary", read_outside_names, bundled_outside_path())
 
 
+@lru_cache(maxsize=65536)
+def _american_word(word: str) -> str:
+    return name_rules.americanize(word)
+
+
+def _american_singular(key: str) -> str:
+    """An outside-vocabulary key in American spelling with its last word singular: the
+    vocabulary's keys only fold case and separators (cheap), while writers spell British
+    and write plurals."""
+    words = [_american_word(word) for word in key.split(" ")]
+    words[-1] = name_rules.singular(words[-1])
+    return " ".join(words)
+
+
 #: Words too general to tell one sense of an abbreviation from another.
 _GENERAL_WORDS = frozenset(
     {"disease", "disorder", "syndrome", "deficiency", "familial", "hereditary", "congenital",
@@ -991,6 +1005,10 @@ class EntityExtractor:
                     entity_id = folded.get(key[:-1])  # "Kayser-Fleischer rings"
                 if entity_id is None and "-" in phrase and " " in key:
                     entity_id = folded.get(key.replace(" ", ""))  # "pre-excitation"
+                if entity_id is None and (american := _american_singular(key)) != key:
+                    # the vocabularies spell American and name one: "hypogammaglobulinaemia",
+                    # "motor stereotypies", "oedema"
+                    entity_id = folded.get(american)
                 if entity_id is None and size == 1 and "/" in phrase:
                     # "levodopa/carbidopa": two terms joined by a slash
                     parts = self._slashed_terms(phrase, start)

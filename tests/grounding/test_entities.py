@@ -668,6 +668,15 @@ def test_the_same_names_in_their_own_sense_are_mentions(extractor: EntityExtract
     )
 
 
+def test_outside_terms_in_british_spelling_or_the_plural_are_found(
+    extractor: EntityExtractor,
+) -> None:
+    # HPO spells American and names one: "Hypogammaglobulinemia", "Motor stereotypy"
+    text = "WHIM syndrome presents with hypogammaglobulinaemia and motor stereotypies."
+    outside = {m.text: m.id for m in extractor.extract(text) if not m.in_kg}
+    assert outside == {"hypogammaglobulinaemia": "HP:0004313", "motor stereotypies": "HP:0000733"}
+
+
 def test_compounds_no_vocabulary_names_are_outside_the_kg(extractor: EntityExtractor) -> None:
     # a systematic name, a development code and a name after its class; a number with
     # a hyphenated unit is none of them
