@@ -62,8 +62,9 @@ from kgrecall.agents.chart import TYPE_HINTS, TYPE_WORDS
 from kgrecall.agents.schema_reading import GUESSED, read_by_schema
 from kgrecall.errors import NotFoundError, UnreadableQuestionError
 from kgrecall.grounding import EntityExtractor
+from kgrecall.grounding.entities import hpo_labels, vocabulary_terms
 from kgrecall.kg import GraphStore, KGError
-from kgrecall.kg.relations import RELATIONS, Hint
+from kgrecall.kg.relations import HIERARCHY_RELATIONS, RELATIONS, Hint
 from kgrecall.llm import LLMError, structured_call
 from kgrecall.prompts import load_prompt
 from kgrecall.tools import (
@@ -479,8 +480,29 @@ class OfflinePlanner:
 
         The phrase structure (:mod:`kgrecall.agents.chart`) reads first; when it cannot,
         the patterns (which also guess an unknown relation wording by embedding) do. The
-        answers are then kept to the kind the question asks for (:meth:`_of_asked_type`)."""
-        return self._of_asked_type(self._plan(question))
+        answers are then kept to the kind the question asks for (:meth:`_of_asked_type`).
+        A refusal names the question's phenotypes that HPO knows and the KG lacks."""
+        try:
+            return self._of_asked_type(self._plan(question))
+        except PlanningError as error:
+            lacking = self._phenotypes_lacking(question)
+            if not lacking:
+                raise
+            raise PlanningError(f"{error}; {lacking}") from None
+
+    def _phenotypes_lacking(self, question: str) -> str:
+        """ "'hypotonia' is HPO's phenotype Hypotonia (HP:0001252), which this KG does not
+        hold" for the question's names of HPO phenotypes outside the KG, else "": why "which
+        diseases have hypotonia" cannot be answered, where "could not read" alone would not
+        say."""
+        said = [
+            f"{phrase!r} is HPO's phenotype {hpo_labels().get(term, term)} ({term})"
+            for phrase, term in vocabulary_terms(question)
+            if term.startswith("HP:") and not self.store.has_node(term)
+        ]
+        if not said:
+            return ""
+        return f"{', '.join(said)}, which this KG does not hold"
 
     def _of_asked_type(self, plan: QueryPlan) -> QueryPlan:
         """``plan`` kept to its answer type (:meth:`_kept_to`)."""
@@ -1669,11 +1691,17 @@ class OfflinePlanner:
             and name != relation.name
             and ((given, answer) in signatures or (answer, given) in signatures)
         )
+        hierarchy = []
+        if relation.phrase.lower() in _GENERIC_VERBS:
+            hierarchy = [name for name in joining if name in HIERARCHY_RELATIONS]
+            joining = [name for name in joining if name not in HIERARCHY_RELATIONS]
         if len(joining) != 1 and not relation.name:
             raise PlanningError(
                 f"{relation.phrase!r} does not say how {given or 'the argument'} relates to "
                 f"{answer or 'the answers'}: "
                 + (f"the KG has {', '.join(joining)} between them" if joining else
+                   f"the KG joins them only by {', '.join(hierarchy)}, which "
+                   f"{relation.phrase!r} does not mean" if hierarchy else
                    "no KG relation joins them")
             )  # fmt: skip
         if len(joining) != 1:

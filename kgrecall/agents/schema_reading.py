@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from kgrecall.agents import chart
 from kgrecall.kg import GraphStore
-from kgrecall.kg.relations import Hint
+from kgrecall.kg.relations import HIERARCHY_RELATIONS, Hint
 from kgrecall.tools import (
     EntityIndex,
     EntityQuery,
@@ -220,12 +220,16 @@ def read_by_schema(
     cost, _, best, candidate, answer = checked[0]
     if cost >= MAX_COST or fitter.unused(best):
         return None  # a relation word no hop can take asks what the KG cannot answer
+    hops = list(zip(best.hops(), fitter.worded(best), strict=True))
+    if any(w.text.lower() in _LIGHT_WORDS for w in words) and all(
+        hop.relation in HIERARCHY_RELATIONS and not named for hop, named in hops
+    ):
+        return None  # "which diseases have ataxia": a verb of having names no kind or part
     runner_up = next(
         (_describe(tree.query(), store) for c, _, tree, _, other in checked[1:]
          if other != answer and c < cost + 1.0),
         None,
     )  # fmt: skip
-    hops = list(zip(best.hops(), fitter.worded(best), strict=True))
     end = best.hops()[-1].target
     return SchemaReading(
         query=best.query(),

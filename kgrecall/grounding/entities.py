@@ -333,13 +333,43 @@ def _american_word(word: str) -> str:
     return name_rules.americanize(word)
 
 
-def _american_singular(key: str) -> str:
-    """An outside-vocabulary key in American spelling with its last word singular: the
-    vocabulary's keys only fold case and separators (cheap), while writers spell British
-    and write plurals."""
-    words = [_american_word(word) for word in key.split(" ")]
-    words[-1] = name_rules.singular(words[-1])
-    return " ".join(words)
+def vocabulary_terms(text: str) -> Iterator[tuple[str, str]]:
+    """(phrase, id) for each run of up to :data:`MAX_OUTSIDE_WORDS` words of ``text`` that
+    :func:`outside_id` knows, longest first, left to right — the vocabulary alone, none of the
+    extractor's context rules."""
+    tokens = list(_TOKEN.finditer(text))
+    position = 0
+    while position < len(tokens):
+        width = 1
+        for size in range(min(MAX_OUTSIDE_WORDS, len(tokens) - position), 0, -1):
+            phrase = text[tokens[position].start() : tokens[position + size - 1].end()]
+            term = outside_id(phrase)
+            if term is not None:
+                yield phrase, term
+                width = size
+                break
+        position += width
+
+
+@lru_cache(maxsize=1)
+def hpo_labels() -> dict[str, str]:
+    """HPO id → label, from the bundled HPO names table."""
+    return {hp_id: names.label for hp_id, names in name_tables.read_hpo_names().items()}
+
+
+def outside_id(phrase: str) -> str | None:
+    """The id :func:`outside_vocabulary` holds for ``phrase``: an exact symbol, else its
+    folded key, else that key in American spelling with its last word singular (the keys
+    only fold case and separators, while writers spell British and write plurals:
+    "hypogammaglobulinaemia", "motor stereotypies")."""
+    folded, exact = outside_vocabulary()
+    key = vocabulary_key(phrase)
+    found = exact.get(phrase) or folded.get(key)
+    if found is None and key:
+        words = [_american_word(word) for word in key.split(" ")]
+        words[-1] = name_rules.singular(words[-1])
+        found = folded.get(" ".join(words))
+    return found
 
 
 #: Words too general to tell one sense of an abbreviation from another.
@@ -980,7 +1010,7 @@ class EntityExtractor:
         mentions. A name whose id the KG holds (directly or as a node's alternative id) is a
         mention of that node; a disease the KG holds only as "inherited X" is that node.
         Longest match first."""
-        folded, exact = outside_vocabulary()
+        folded = outside_vocabulary()[0]
         tokens = list(_TOKEN.finditer(text))
         mentions: list[EntityMention] = []
         position = 0
@@ -998,17 +1028,13 @@ class EntityExtractor:
                 if size > 1 and len(last) <= 2 and last.isalpha() and last.islower():
                     continue  # "CDG is inherited": the verb, not the subtype code of "CDG Is"
                 key = vocabulary_key(phrase)
-                entity_id = exact.get(phrase) or folded.get(key)
+                entity_id = outside_id(phrase)
                 if entity_id is None and _CAMEL_SYMBOL.fullmatch(phrase):
                     entity_id = other_symbols().get(phrase.upper())  # "TrkC": alias TRKC
                 if entity_id is None and " " in key and key.endswith("s"):
                     entity_id = folded.get(key[:-1])  # "Kayser-Fleischer rings"
                 if entity_id is None and "-" in phrase and " " in key:
                     entity_id = folded.get(key.replace(" ", ""))  # "pre-excitation"
-                if entity_id is None and (american := _american_singular(key)) != key:
-                    # the vocabularies spell American and name one: "hypogammaglobulinaemia",
-                    # "motor stereotypies", "oedema"
-                    entity_id = folded.get(american)
                 if entity_id is None and size == 1 and "/" in phrase:
                     # "levodopa/carbidopa": two terms joined by a slash
                     parts = self._slashed_terms(phrase, start)

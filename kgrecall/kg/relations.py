@@ -22,6 +22,7 @@ from typing import Literal
 
 __all__ = [
     "CLAIM_WORDINGS",
+    "HIERARCHY_RELATIONS",
     "RELATIONS",
     "Hint",
     "Relation",
@@ -60,6 +61,11 @@ class Relation:
     #: conflict ("NT-3 activates TrkA" where the KG records only that they interact).
     refines: frozenset[str] = frozenset()
 
+
+#: Relations of a hierarchy: a term is a kind or a part of another. Only words of kind or
+#: part mean them — no verb of having ("which diseases have ataxia" asks neither for the
+#: kinds of ataxia nor for what ataxia is a kind of).
+HIERARCHY_RELATIONS = frozenset({"subclass_of", "part_of"})
 
 _UP = frozenset({"positively_regulates", "activates"})
 _DOWN = frozenset({"negatively_regulates", "inhibits"})

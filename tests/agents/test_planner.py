@@ -1836,6 +1836,27 @@ def test_a_refusal_says_when_no_relation_joins_the_two_kinds(service: QueryServi
     )
 
 
+
+def test_a_verb_of_having_never_reads_a_hierarchy(service: QueryService) -> None:
+    """The demo KG holds ataxia, epilepsy and dementia as diseases only (its HPO slice lacks
+    them): "which diseases have ataxia" was read as what cerebellar ataxia is a kind of
+    ("cerebellar disorder", "movement disorder"), confidently. A verb of having names no kind
+    or part, so it is refused with the reason, by every reader."""
+    planner = service.resources("demo").planner
+    for question in (
+        "Which diseases have ataxia?",
+        "Which disorders show ataxia?",
+        "What conditions have dementia?",
+    ):
+        with pytest.raises(PlanningError, match="'has_phenotype' edges do not connect"):
+            planner.plan(question)
+    # a kind word still reads the hierarchy, and "have" between a disease and a phenotype
+    # still reads as having it
+    subtypes = planner.plan("What subtypes does epilepsy have?").query
+    assert subtypes.relation == "subclass_of" and subtypes.inverse  # type: ignore[union-attr]
+    features = planner.plan("What phenotypes does Huntington disease have?").query
+    assert features.relation == "has_phenotype"  # type: ignore[union-attr]
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
