@@ -465,8 +465,11 @@ class EntityIndex:
         found = self._tiered(mention, node_types)
         if found:
             return self._spelt_first(mention, found, node_types)
-        for bare in _bare_forms(mention, bare_eponyms=bare_eponyms):
+        for bare, eponym in _bare_forms(mention, bare_eponyms=bare_eponyms):
             found = self._tiered(bare, node_types)
+            if eponym is not None:
+                # a noun after a proper name only: "Seizure's" is no "seizure disorder"
+                found = [e for e in found if _holds_eponym(e.matched, eponym)]
             if found:
                 return [
                     replace(e, score=round(e.score - _QUALIFIER_PENALTY, 4), exact=False)
@@ -1086,14 +1089,15 @@ def _own_name_first(mention: str, found: list[LinkedEntity]) -> list[LinkedEntit
     return first + [e for e in found if e not in tied]
 
 
-def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[str]:
+def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[tuple[str, str | None]]:
     """The mention without a qualifier ("TOR1A-related" → "TOR1A"), a bare possessive
     eponym or double eponym with its usual noun ("Wilson's" → "Wilson disease", "Wilson
     syndrome", "young-onset Parkinson's" → "young-onset Parkinson disease",
     "Phelan-McDermid" → "Phelan-McDermid syndrome"), and an eponym with the other noun
-    ("Perry disease" → "Perry syndrome")."""
+    ("Perry disease" → "Perry syndrome"); each with the eponym whose noun was added (None for
+    the qualifier's form)."""
     bare = strip_qualifier(mention)
-    forms = [bare] if bare else []
+    forms: list[tuple[str, str | None]] = [(bare, None)] if bare else []
     eponym = _EPONYM.match(mention.strip())
     name = eponym.group("name") if eponym else mention.strip()
     if (
@@ -1101,12 +1105,19 @@ def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[str]:
         or (bare_eponyms and _bare_eponym(name))
         or _DOUBLE_EPONYM.fullmatch(name)
     ):
-        forms += [f"{name} {noun}" for noun in ("disease", "syndrome")]
+        forms += [(f"{name} {noun}", name.split()[-1]) for noun in ("disease", "syndrome")]
     named = _EPONYM_NOUN.match(mention.strip())
     if named:  # "Perry disease" for "Perry syndrome", "Wilson syndrome" for "Wilson disease"
         other = "syndrome" if named.group("noun").lower() == "disease" else "disease"
-        forms.append(f"{named.group('name')} {other}")
+        forms.append((f"{named.group('name')} {other}", named.group("name").split()[-1]))
     return forms
+
+
+def _holds_eponym(name: str, eponym: str) -> bool:
+    """Whether ``name`` holds ``eponym`` as a proper name, capitalised: "Dravet syndrome"
+    holds "dravet"; "seizure disorder" does not hold "Seizure"."""
+    at = name.casefold().find(eponym.casefold())
+    return at >= 0 and name[at].isupper()
 
 
 def _bare_eponym(mention: str) -> bool:

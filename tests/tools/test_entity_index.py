@@ -32,6 +32,7 @@ def names_store() -> NetworkXStore:
             Node("D:PAGET", "disease", "Paget disease"),
             Node("D:DLB", "disease", "Dementia, lewy body"),
             Node("D:WILSON", "disease", "Wilson disease"),
+            Node("D:EPILEPSY", "disease", "epilepsy", synonyms=("seizure disorder",)),
             Node("D:SCA2", "disease", "Spinocerebellar ataxia 2", synonyms=("SCA2",)),
             Node("D:DYT1", "disease", "Dystonia 1, torsion"),
             Node("H:OGC", "phenotype", "Oculogyric crisis"),
@@ -477,6 +478,12 @@ def test_a_bare_eponym_names_its_disease_only_when_asked(index: EntityIndex) -> 
     assert [e.id for e in index.lookup("paget", bare_eponyms=True)] == ["D:PAGET"]  # chat
     assert index.lookup("Paget") == []  # in prose a bare eponym may be a cell or an author
     assert index.lookup("Pick", bare_eponyms=True) == []  # an everyday word ("pick")
+
+
+def test_a_possessive_names_a_disease_only_after_a_proper_name(index: EntityIndex) -> None:
+    assert [e.id for e in index.lookup("Wilson's")] == ["D:WILSON"]
+    # "Seizure's" is no eponym: MONDO's "seizure disorder" names no Dr Seizure
+    assert index.lookup("Seizure's") == []
 
 
 def test_a_clinical_adjective_names_its_phenotype(index: EntityIndex) -> None:
