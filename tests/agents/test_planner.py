@@ -1836,7 +1836,6 @@ def test_a_refusal_says_when_no_relation_joins_the_two_kinds(service: QueryServi
     )
 
 
-
 def test_a_verb_of_having_never_reads_a_hierarchy(service: QueryService) -> None:
     """The demo KG holds ataxia, epilepsy and dementia as diseases only (its HPO slice lacks
     them): "which diseases have ataxia" was read as what cerebellar ataxia is a kind of
@@ -1856,6 +1855,7 @@ def test_a_verb_of_having_never_reads_a_hierarchy(service: QueryService) -> None
     assert subtypes.relation == "subclass_of" and subtypes.inverse  # type: ignore[union-attr]
     features = planner.plan("What phenotypes does Huntington disease have?").query
     assert features.relation == "has_phenotype"  # type: ignore[union-attr]
+
 
 @pytest.mark.parametrize(
     ("question", "expected"),
