@@ -62,7 +62,7 @@ from kgrecall.agents.chart import TYPE_HINTS, TYPE_WORDS
 from kgrecall.agents.schema_reading import GUESSED, read_by_schema
 from kgrecall.errors import NotFoundError, UnreadableQuestionError
 from kgrecall.grounding import EntityExtractor
-from kgrecall.grounding.entities import hpo_labels, vocabulary_terms
+from kgrecall.grounding.entities import vocabulary_labels, vocabulary_terms
 from kgrecall.kg import GraphStore, KGError
 from kgrecall.kg.relations import HIERARCHY_RELATIONS, RELATIONS, Hint
 from kgrecall.llm import LLMError, structured_call
@@ -96,6 +96,9 @@ AMBIGUITY_MARGIN = 0.05
 #: the group nor its direct subtypes have any (MONDO puts genes two to four levels down:
 #: "epilepsy", "dementia", "peripheral neuropathy").
 SUBTYPE_LEVELS = 4
+#: The outside vocabulary's id prefixes a refusal names a missing term of, as "<source>'s
+#: <kind>".
+_OUTSIDE_KINDS = {"HP": "HPO's phenotype", "MONDO": "MONDO's disease", "HGNC": "HGNC's gene"}
 #: Verbs that name a relation only by default ("which phenotypes do X have"): when its types
 #: do not fit, the one relation joining the types is meant.
 _GENERIC_VERBS = frozenset(
@@ -481,28 +484,36 @@ class OfflinePlanner:
         The phrase structure (:mod:`kgrecall.agents.chart`) reads first; when it cannot,
         the patterns (which also guess an unknown relation wording by embedding) do. The
         answers are then kept to the kind the question asks for (:meth:`_of_asked_type`).
-        A refusal names the question's phenotypes that HPO knows and the KG lacks."""
+        A refusal names the question's phenotypes, diseases and genes the KG lacks."""
         try:
             return self._of_asked_type(self._plan(question))
         except PlanningError as error:
-            lacking = self._phenotypes_lacking(question)
+            lacking = self._lacking(question)
             if not lacking:
                 raise
             raise PlanningError(f"{error}; {lacking}") from None
 
-    def _phenotypes_lacking(self, question: str) -> str:
+    def _lacking(self, question: str) -> str:
         """ "'hypotonia' is HPO's phenotype Hypotonia (HP:0001252), which this KG does not
-        hold" for the question's names of HPO phenotypes outside the KG, else "": why "which
-        diseases have hypotonia" cannot be answered, where "could not read" alone would not
-        say."""
-        said = [
-            f"{phrase!r} is HPO's phenotype {hpo_labels().get(term, term)} ({term})"
-            for phrase, term in vocabulary_terms(question)
-            if term.startswith("HP:") and not self.store.has_node(term)
-        ]
+        hold": the question's names of phenotypes, diseases and genes that HPO, MONDO or HGNC
+        know and the KG lacks, else "" — why "which diseases have hypotonia" cannot be
+        answered, where "could not read" alone would not say. A disease or gene counts only
+        when the KG knows nothing by its name (the KG keys its records by OMIM, Orphanet and
+        NCBI Gene ids, so the vocabulary's MONDO or HGNC id alone does not tell)."""
+        said = []
+        for phrase, term in vocabulary_terms(question):
+            prefix = term.partition(":")[0]
+            if prefix not in _OUTSIDE_KINDS or self.store.has_node(term):
+                continue
+            if prefix != "HP" and self.linker.lookup(phrase):
+                continue
+            label = vocabulary_labels().get(term, term)
+            said.append(f"{phrase!r} is {_OUTSIDE_KINDS[prefix]} {label} ({term})")
         if not said:
             return ""
-        return f"{', '.join(said)}, which this KG does not hold"
+        if len(said) == 1:
+            return f"{said[0]}, which this KG does not hold"
+        return f"{'; '.join(said)}: this KG holds none of them"
 
     def _of_asked_type(self, plan: QueryPlan) -> QueryPlan:
         """``plan`` kept to its answer type (:meth:`_kept_to`)."""

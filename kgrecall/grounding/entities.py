@@ -352,9 +352,15 @@ def vocabulary_terms(text: str) -> Iterator[tuple[str, str]]:
 
 
 @lru_cache(maxsize=1)
-def hpo_labels() -> dict[str, str]:
-    """HPO id → label, from the bundled HPO names table."""
-    return {hp_id: names.label for hp_id, names in name_tables.read_hpo_names().items()}
+def vocabulary_labels() -> dict[str, str]:
+    """HPO, MONDO and HGNC id → label (a gene's symbol), from the bundled name tables: how
+    a term of :func:`outside_vocabulary` is named back to the user."""
+    labels = {hp_id: names.label for hp_id, names in name_tables.read_hpo_names().items()}
+    labels.update(
+        (mondo_id, names.label) for mondo_id, names in name_tables.read_mondo_names().items()
+    )
+    labels.update((gene.hgnc_id, gene.symbol) for gene in name_tables.read_hgnc_names())
+    return labels
 
 
 def outside_id(phrase: str) -> str | None:

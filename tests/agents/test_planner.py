@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 
@@ -1834,6 +1835,29 @@ def test_a_refusal_says_when_no_relation_joins_the_two_kinds(service: QueryServi
     assert planner.plan("Which diseases interact with SNCA?").query.model_dump() == project(
         "associated_with", entity(SNCA)
     )
+
+
+def test_a_refusal_names_the_terms_the_kg_lacks(service: QueryService) -> None:
+    """The demo KG's slice lacks most of HPO, MONDO and HGNC: a refusal says which of the
+    question's names are known terms it does not hold, not only that it could not read
+    them — and never says so of a term the KG holds under another record."""
+    planner = service.resources("demo").planner
+    expected = {
+        "Which diseases have hypotonia?": "'hypotonia' is HPO's phenotype Hypotonia "
+        "(HP:0001252), which this KG does not hold",
+        "What are the genes for cystic fibrosis?": "'cystic fibrosis' is MONDO's disease "
+        "cystic fibrosis (MONDO:0009061), which this KG does not hold",
+        "Which genes cause hypotonia and seizures?": "'seizures' is HPO's phenotype Seizure "
+        "(HP:0001250): this KG holds none of them",
+    }
+    for question, said in expected.items():
+        with pytest.raises(PlanningError, match=re.escape(said)):
+            planner.plan(question)
+    # SNCA and Huntington disease are the KG's own (by NCBI Gene and Orphanet ids, not by
+    # the vocabulary's HGNC and MONDO ids)
+    with pytest.raises(PlanningError) as refused:
+        planner.plan("Which genes does SNCA frobnicate in Huntington disease?")
+    assert "does not hold" not in str(refused.value)
 
 
 def test_a_verb_of_having_never_reads_a_hierarchy(service: QueryService) -> None:
