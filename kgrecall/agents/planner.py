@@ -49,7 +49,7 @@ import contextlib
 import copy
 import dataclasses
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -96,6 +96,11 @@ AMBIGUITY_MARGIN = 0.05
 #: the group nor its direct subtypes have any (MONDO puts genes two to four levels down:
 #: "epilepsy", "dementia", "peripheral neuropathy").
 SUBTYPE_LEVELS = 4
+#: A family name the KG holds only as numbered members ("Spinocerebellar ataxia 1" … "50")
+#: is read as the class whose subtypes (to SUBTYPE_LEVELS) match at least this many of them
+#: with at least this F1 between the class's subtypes and the members.
+FAMILY_MIN_MEMBERS = 4
+FAMILY_MIN_F1 = 0.8
 #: The outside vocabulary's id prefixes a refusal names a missing term of, as "<source>'s
 #: <kind>".
 _OUTSIDE_KINDS = {"HP": "HPO's phenotype", "MONDO": "MONDO's disease", "HGNC": "HGNC's gene"}
@@ -355,6 +360,10 @@ class PlanningError(UnreadableQuestionError):
     """The question could not be turned into a QueryTree; the message says why."""
 
 
+class NegatedQuestionError(PlanningError):
+    """The question asks what the KG does not link: refused whatever else it names."""
+
+
 class AnchorLink(BaseModel):
     """A question span linked to a KG entity, with the alternatives when it is ambiguous."""
 
@@ -475,6 +484,9 @@ class OfflinePlanner:
         self.answer_hint: Hint = None
         #: how a mention was read beyond its name, said in the plan's notes
         self.readings: list[str] = []
+        #: anchors read as a family's class (:meth:`_family`) → how many subclass_of levels
+        #: below it its members sit
+        self.families: dict[str, int] = {}
 
     # -- the grammar -------------------------------------------------------------------------
 
@@ -487,6 +499,8 @@ class OfflinePlanner:
         A refusal names the question's phenotypes, diseases and genes the KG lacks."""
         try:
             return self._of_asked_type(self._plan(question))
+        except NegatedQuestionError:
+            raise  # refused for the negation, whatever the KG holds
         except PlanningError as error:
             lacking = self._lacking(question)
             if not lacking:
@@ -507,6 +521,8 @@ class OfflinePlanner:
                 continue
             if prefix != "HP" and self.linker.lookup(phrase):
                 continue
+            if prefix == "HGNC" and len(phrase) < 3:
+                continue  # "C2", "AR": a two-letter symbol is as often a subtype or a mode
             label = vocabulary_labels().get(term, term)
             said.append(f"{phrase!r} is {_OUTSIDE_KINDS[prefix]} {label} ({term})")
         if not said:
@@ -825,6 +841,7 @@ class OfflinePlanner:
         reading = copy.copy(self)
         reading.anchors, reading.relations, reading.answer_hint = [], [], None
         reading.readings = []
+        reading.families = {}
         return reading
 
     def _patterns(self, question: str, text: str) -> QueryPlan:
@@ -839,21 +856,24 @@ class OfflinePlanner:
             read = reader(body)
             if read is not None:
                 tree, asked = read
-                return QueryPlan.of(question, tree, asked, reading.anchors, reading.relations)
+                return QueryPlan.of(question, tree, asked, reading.anchors, reading.relations,
+                                    notes=reading.readings)  # fmt: skip
         asked_about = reading._yes_no(text)
         if asked_about is not None:
             tree, candidate = asked_about
             return QueryPlan.of(
                 question, tree, candidate.type, reading.anchors, reading.relations,
                 candidate=candidate,
-                notes=[f"a yes/no question: yes when {candidate.name} is among the answers"],
+                notes=[*reading.readings,
+                       f"a yes/no question: yes when {candidate.name} is among the answers"],
             )  # fmt: skip
         opening = self._relation_at_start(body)
         if answer_type is not None and opening is not None:
             rest = body  # "phenotypes of …": the type word is part of the relation phrase
         inverted = reading._subject_question(answer_type, rest)
         tree = inverted if inverted is not None else reading._branches(rest, answer_type)
-        return QueryPlan.of(question, tree, answer_type, reading.anchors, reading.relations)
+        return QueryPlan.of(question, tree, answer_type, reading.anchors, reading.relations,
+                            notes=reading.readings)  # fmt: skip
 
     # -- the phrase structure -----------------------------------------------------------------
 
@@ -1154,7 +1174,7 @@ class OfflinePlanner:
         anchor = self._link(tag.text, relation.name, answer_type, found=tag.entities,
                             guessed=tag.fuzzy)  # fmt: skip
         self.anchors.append(anchor)
-        node = self._project_node(relation, EntityQuery(id=anchor.id), anchor.type, answer_type)
+        node = self._project_node(relation, self._anchored(anchor), anchor.type, answer_type)
         if execute_sets(self.store, node)[0]:
             return node
         if not self._grouping(tag, anchor):
@@ -1523,7 +1543,7 @@ class OfflinePlanner:
         words = list(_WORD.finditer(asked))
         for match in _NEGATION.finditer(asked):
             if not self._inside_name(asked, words, match.start()):
-                raise PlanningError(
+                raise NegatedQuestionError(
                     f"the question is negated ({match.group(0)!r}): kgrecall answers what the "
                     "KG links, not what it does not; ask the positive question and compare "
                     "the answer with your list"
@@ -1731,7 +1751,20 @@ class OfflinePlanner:
     ) -> QueryNode:
         anchor = self._link(mention, relation.name, answer_type)
         self.anchors.append(anchor)
-        return self._project_node(relation, EntityQuery(id=anchor.id), anchor.type, answer_type)
+        return self._project_node(relation, self._anchored(anchor), anchor.type, answer_type)
+
+    def _anchored(self, anchor: AnchorLink) -> QueryNode:
+        """The anchor's leaf; for a family's class (:meth:`_family`) its subtypes down to
+        the level its members reach: "the genes of spinocerebellar ataxia" are those of the
+        numbered members, not the few the class holds itself."""
+        depth = self.families.get(anchor.id)
+        start = EntityQuery(id=anchor.id)
+        if depth is None:
+            return start
+        levels: list[QueryNode] = [ProjectQuery(relation="subclass_of", inverse=True, input=start)]
+        while len(levels) < depth:
+            levels.append(ProjectQuery(relation="subclass_of", inverse=True, input=levels[-1]))
+        return levels[0] if depth == 1 else UnionQuery(inputs=levels)
 
     # -- anchors -------------------------------------------------------------------------------
 
@@ -1782,6 +1815,10 @@ class OfflinePlanner:
             if not found and core != mention:
                 found = self.linker.link(core, k=5, node_types=accepted or None, fuzzy="fallback")
         found = _disease_before_phenotype(_named_for_disease(found))
+        if found and all(e.match == "fuzzy" for e in found):
+            family = self._family(mention, accepted)
+            if family is not None:
+                return family
         if not found:
             types = ", ".join(sorted(accepted)) or "any"
             closest = self.linker.fuzzy(mention, k=1, node_types=accepted or None)
@@ -1815,6 +1852,57 @@ class OfflinePlanner:
                 for o in (close or others)[:4]
             ],
         )
+
+    def _family(self, mention: str, accepted: set[str]) -> AnchorLink | None:
+        """ "genes for spinocerebellar ataxia": a name the KG holds only as numbered members
+        ("Spinocerebellar ataxia 1" … "50"; fuzzy search picks one of them) read as the class
+        whose subtypes best match those members — the members' ancestor within
+        :data:`SUBTYPE_LEVELS` whose subtypes and the members have F1 ≥
+        :data:`FAMILY_MIN_F1` (MONDO's autosomal dominant cerebellar ataxia: 77 of its 94
+        subtypes are the 77 numbered spinocerebellar ataxias) — said in the readings and
+        answered through its subtypes (:meth:`_anchored`); None when no class does."""
+        if (accepted and "disease" not in accepted) or "subclass_of" not in self.signatures:
+            return None
+        stems = {mention.strip(), mention.strip().removesuffix("s")}
+        numbered = re.compile(
+            rf"(?:{'|'.join(map(re.escape, stems))})\W+(?:type\s+)?[a-z]?\d", re.IGNORECASE
+        )
+        members = {
+            node.id
+            for node in self.store.nodes()
+            if node.type == "disease" and numbered.match(node.name)
+        }
+        if len(members) < FAMILY_MIN_MEMBERS:
+            return None
+        held = Counter(a for m in members for a in self._hierarchy(m, inverse=False))
+        scored = []
+        for ancestor, count in held.items():
+            subtypes = self._hierarchy(ancestor, inverse=True)
+            precision, recall = count / len(subtypes), count / len(members)
+            scored.append((2 * precision * recall / (precision + recall), count, ancestor))
+        f1, count, ancestor = max(scored)
+        if f1 < FAMILY_MIN_F1:
+            return None
+        below = self._hierarchy(ancestor, inverse=True)
+        self.families[ancestor] = max(below[m] for m in members if m in below)
+        node = self.store.get_node(ancestor)
+        self.readings.append(
+            f"read {mention!r} as the subtypes of {node.name} ({node.id}): the KG has no class "
+            f"of that name; {count} of its {len(members)} numbered {mention!r} diseases are "
+            "among them"
+        )
+        return AnchorLink(mention=mention, id=node.id, name=node.name, type=node.type, score=1.0)
+
+    def _hierarchy(self, start: str, *, inverse: bool) -> dict[str, int]:
+        """The classes above ``start`` (its subtypes, ``inverse``) up to
+        :data:`SUBTYPE_LEVELS` subclass_of steps away, each with its distance."""
+        reached: dict[str, int] = {}
+        frontier = [start]
+        for level in range(1, SUBTYPE_LEVELS + 1):
+            edges = self.store.hop_edges(frontier, "subclass_of", inverse=inverse)
+            frontier = sorted({e.head if inverse else e.tail for e in edges} - reached.keys())
+            reached.update((node, level) for node in frontier)
+        return reached
 
 
 def _named_for_disease(found: list[LinkedEntity]) -> list[LinkedEntity]:

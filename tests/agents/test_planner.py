@@ -8,6 +8,7 @@ import re
 import pytest
 
 from kgrecall.agents import PlanningError, QueryService
+from kgrecall.agents.planner import NegatedQuestionError
 from kgrecall.agents.synthesis import template_report
 from kgrecall.tools import execute_sets, parse_query, topology
 
@@ -1858,6 +1859,33 @@ def test_a_refusal_names_the_terms_the_kg_lacks(service: QueryService) -> None:
     with pytest.raises(PlanningError) as refused:
         planner.plan("Which genes does SNCA frobnicate in Huntington disease?")
     assert "does not hold" not in str(refused.value)
+    # a negated question is refused for its negation alone
+    with pytest.raises(NegatedQuestionError) as refused:
+        planner.plan("Which genes are not linked to hypotonia?")
+    assert "does not hold" not in str(refused.value)
+
+
+def test_a_family_the_kg_holds_only_as_numbered_members_is_read_as_their_class(
+    service: QueryService,
+) -> None:
+    """MONDO has no "spinocerebellar ataxia" class: fuzzy search took "Spinocerebellar ataxia
+    50" (one gene, NPTX1). The family's numbered members sit under MONDO's autosomal dominant
+    cerebellar ataxia, so that class's subtypes are read, said in the notes."""
+    planner = service.resources("demo").planner
+    for question in (
+        "Which genes cause spinocerebellar ataxia?",
+        "What genes are associated with spinocerebellar ataxias?",
+    ):
+        plan = planner.plan(question)
+        (anchor,) = plan.anchors
+        assert anchor.id == "MONDO:0020380" and not anchor.ambiguous
+        assert any("numbered 'spinocerebellar ataxia" in note for note in plan.notes)
+        genes = execute_sets(service.resources("demo").store, plan.query)[0]
+        # ATXN1, ATXN2, ATXN3 (SCA1-3) and TBP (SCA17) among them
+        assert {"NCBIGene:6310", "NCBIGene:6311", "NCBIGene:4287", "NCBIGene:6908"} <= genes
+    # a name the KG holds is read as itself
+    (anchor,) = planner.plan("Which genes cause Charcot-Marie-Tooth disease?").anchors
+    assert anchor.id == "MONDO:0015626"
 
 
 def test_a_verb_of_having_never_reads_a_hierarchy(service: QueryService) -> None:
