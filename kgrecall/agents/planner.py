@@ -48,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import logging
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -89,6 +90,8 @@ from kgrecall.tools.names import fold as casefold_name
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
+
+log = logging.getLogger(__name__)
 
 #: An anchor whose runner-up links within this margin is reported as ambiguous.
 AMBIGUITY_MARGIN = 0.05
@@ -502,7 +505,11 @@ class OfflinePlanner:
         except NegatedQuestionError:
             raise  # refused for the negation, whatever the KG holds
         except PlanningError as error:
-            lacking = self._lacking(question)
+            try:
+                lacking = self._lacking(question)
+            except KGError as unreadable:  # a broken name table: the refusal's reason stands
+                log.warning("cannot name the terms the KG lacks: %s", unreadable)
+                lacking = ""
             if not lacking:
                 raise
             raise PlanningError(f"{error}; {lacking}") from None

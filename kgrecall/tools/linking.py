@@ -1116,8 +1116,8 @@ def _bare_forms(mention: str, *, bare_eponyms: bool = False) -> list[tuple[str, 
 def _holds_eponym(name: str, eponym: str) -> bool:
     """Whether ``name`` holds ``eponym`` as a proper name, capitalised: "Dravet syndrome"
     holds "dravet"; "seizure disorder" does not hold "Seizure"."""
-    at = name.casefold().find(eponym.casefold())
-    return at >= 0 and name[at].isupper()
+    found = re.search(re.escape(eponym), name, re.IGNORECASE)
+    return found is not None and found[0][0].isupper()
 
 
 def _bare_eponym(mention: str) -> bool:

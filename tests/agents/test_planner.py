@@ -8,8 +8,10 @@ import re
 import pytest
 
 from kgrecall.agents import PlanningError, QueryService
+from kgrecall.agents import planner as planner_module
 from kgrecall.agents.planner import NegatedQuestionError
 from kgrecall.agents.synthesis import template_report
+from kgrecall.kg import KGError
 from kgrecall.tools import execute_sets, parse_query, topology
 
 PD4, PD11, SNCA, DYSTONIA = "OMIM:605543", "OMIM:607688", "NCBIGene:6622", "HP:0001332"
@@ -1886,6 +1888,17 @@ def test_a_family_the_kg_holds_only_as_numbered_members_is_read_as_their_class(
     # a name the KG holds is read as itself
     (anchor,) = planner.plan("Which genes cause Charcot-Marie-Tooth disease?").anchors
     assert anchor.id == "MONDO:0015626"
+
+
+def test_a_broken_name_table_leaves_the_refusals_reason(
+    service: QueryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable(_: str) -> None:
+        raise KGError("outside_names.tsv.gz: expected 3 columns per row")
+
+    monkeypatch.setattr(planner_module, "vocabulary_terms", unreadable)
+    with pytest.raises(PlanningError, match=r"^could not read 'hypotonia'$"):
+        service.resources("demo").planner.plan("Which diseases have hypotonia?")
 
 
 def test_a_verb_of_having_never_reads_a_hierarchy(service: QueryService) -> None:
